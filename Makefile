@@ -1,0 +1,59 @@
+# SCHED_IDLEBATCH: an idle-priority scheduling policy for Linux 6.12 that
+# never parks a task inside the kernel.  See README.md.
+#
+#   make demo     build everything and show the policy at work in a guest
+#   make check    build everything and run every test (host and guest)
+#
+# Variables:
+#   KSRC=DIR      use your own clean Linux 6.12 tree instead of Debian's
+#                 linux-source-6.12 (it is copied, never modified)
+#   PREEMPT=M     kernel preemption model: full (default), voluntary, none
+#   T=PATTERN     with 'make check': run only tests whose path matches
+
+BUILD   := build
+PREEMPT ?= full
+KSRC    ?=
+T       ?=
+
+TREE    := $(BUILD)/linux
+KERNEL  := $(BUILD)/bzImage-$(PREEMPT)
+
+.PHONY: all deps kernel-tree kernel series export-patches tests check demo vm clean distclean
+
+all: kernel tests
+
+deps:
+	@scripts/deps.sh
+
+kernel-tree: deps
+	@scripts/kernel-tree.sh $(BUILD) $(KSRC)
+
+kernel: kernel-tree
+	@scripts/kernel-build.sh $(BUILD) $(PREEMPT)
+
+# One patch series, new files included, for 'git am' on a clean 6.12 tree.
+series: kernel-tree
+	@scripts/series.sh $(BUILD)
+
+# Write the commits made in build/linux back into patch/ (developers).
+export-patches:
+	@scripts/export-patches.sh $(BUILD)
+
+# Test programs: host-side unit tests and the in-guest kernel tests.
+tests: kernel-tree
+	@$(MAKE) -s -C tests BUILD=$(abspath $(BUILD))
+
+check: deps kernel tests
+	@VM_KERNEL=$(abspath $(KERNEL)) tests/run-all $(T)
+
+demo: deps kernel tests
+	@VM_KERNEL=$(abspath $(KERNEL)) tests/demo/run
+
+vm: deps kernel
+	@tests/vm/run --kernel $(KERNEL) --smp 4 --shell
+
+clean:
+	rm -rf $(BUILD)/obj-* $(BUILD)/bzImage-* $(BUILD)/vm $(BUILD)/tests $(BUILD)/series
+
+distclean:
+	rm -rf $(BUILD)

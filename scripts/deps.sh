@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Install the Debian packages the project needs; quiet when all are present.
+#
+# Usage: scripts/deps.sh [--check]
+#   --check  only report what is missing (exit 1 if anything is)
+set -euo pipefail
+
+packages=(
+	# kernel build
+	build-essential flex bison bc libelf-dev libssl-dev cpio kmod dwarves
+	xz-utils ccache git rsync perl python3
+	# kernel source (6.12, Debian's stable tree)
+	linux-source-6.12
+	# test bed
+	qemu-system-x86 busybox-static util-linux procps
+	# tracing and the tools/plugins
+	trace-cmd libtraceevent-dev libtracefs-dev libtracecmd-dev
+	libkshark-dev libjson-c-dev libncurses-dev pkg-config
+	# workloads for tests and benchmarks
+	stress-ng rt-tests
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+	[ "$status" = "install ok installed" ] || missing+=("$pkg")
+done
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "${1:-}" = "--check" ]; then
+	echo "missing packages: ${missing[*]}" >&2
+	exit 1
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: these Debian packages are missing: ${missing[*]}" >&2
+	echo "deps: run 'sudo make deps' (or: sudo apt-get install ${missing[*]})" >&2
+	exit 1
+fi
+
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+if ! apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null >/dev/null; then
+	echo "deps: apt-get install failed; refreshing package lists and retrying" >&2
+	apt-get update -qq </dev/null
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null >/dev/null
+fi

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# 'make series' output is what a user applies: it must apply with 'git am'
+# to a freshly unpacked Linux 6.12, give exactly the tree the project
+# builds and boots (build/linux), carry a Signed-off-by in every patch and
+# pass checkpatch.pl --strict.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$top/build
+tree=$build/linux
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); echo "not ok $n - $*"; }
+check() { local d=$1; shift; if "$@"; then ok "$d"; else notok "$d"; fi; }
+
+if [ ! -d "$tree/.git" ]; then
+	notok "build/linux exists (run 'make kernel-tree')"
+	echo "1..$n"
+	exit 1
+fi
+
+make -s -C "$top" series >/dev/null
+check "make series succeeds" test -f "$build/series.mbox"
+
+fresh=$(mktemp -d "$build/series-check.XXXXXX")
+trap 'rm -rf "$fresh"' EXIT
+origin=$(git -C "$tree" cat-file blob refs/idlebatch/origin)
+case "$origin" in
+tarball\ *)
+	set -- $origin
+	tar -xJf "$2" -C "$fresh" --strip-components=1 ;;
+tree\ *)
+	rsync -a --exclude=/.git "${origin#tree }"/ "$fresh"/ ;;
+esac
+g() { git -C "$fresh" -c user.name=t -c user.email=t@localhost "$@"; }
+g init -q && g add -A -f && g commit -q -m base
+check "a freshly unpacked 6.12 tree is the project's base tree" \
+	test "$(g rev-parse HEAD^{tree})" = "$(git -C "$tree" rev-parse base^{tree})"
+
+patches=("$build"/series/*.patch)
+[ -e "${patches[0]}" ] || patches=()
+if [ ${#patches[@]} -gt 0 ]; then
+	check "the series (${#patches[@]} patches) applies with git am" \
+		g am -q --whitespace=error-all "$build/series.mbox"
+else
+	ok "the series applies with git am # SKIP patch/series lists no patch yet"
+fi
+check "the result is exactly the tree the project builds and boots (so it builds)" \
+	test "$(g rev-parse HEAD^{tree})" = "$(git -C "$tree" rev-parse series^{tree})"
+
+for p in "${patches[@]}"; do
+	name=$(basename "$p")
+	check "$name has a Signed-off-by" grep -q '^Signed-off-by: ' "$p"
+	git mailinfo "$fresh/msg" "$fresh/diff" <"$p" >/dev/null 2>&1
+	body=$(grep -vcE '^(Signed-off-by:|$)' "$fresh/msg")
+	check "$name has a commit message body" test "$body" -gt 0
+	if (cd "$fresh" && perl scripts/checkpatch.pl --strict -q --no-summary "$p") >"$fresh/cp.out" 2>&1; then
+		ok "$name passes checkpatch.pl --strict"
+	else
+		notok "$name passes checkpatch.pl --strict"
+		sed 's/^/# /' "$fresh/cp.out"
+	fi
+done
+echo "1..$n"

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Boot the freshly built kernel once and run the in-guest kernel tests
+# (build/tests/kernel/*, built from tests/kernel/*.c with the kernel's
+# kselftest harness).  Every test point of every program becomes one TAP
+# line here, prefixed with the program's name; a program that crashes or
+# whose plan is short, and a guest kernel log with a WARNING, BUG, lockdep
+# report or RCU stall, are failures too.
+# Usage: tests/kernel/guest.t [NAME...]   (default: all programs)
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bin=$top/build/tests/kernel
+smp=${GUEST_SMP:-2}
+scratch=$(mktemp -d "$top/build/vm/kernel-tests.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+
+names=("$@")
+if [ ${#names[@]} -eq 0 ]; then
+	for p in "$bin"/*; do names+=("$(basename "$p")"); done
+fi
+
+echo "# guest: $smp CPUs, kernel ${VM_KERNEL:-build/bzImage-full}"
+"$top/tests/vm/run" --smp "$smp" --scratch "$scratch" --log "$top/build/vm/kernel-tests.log" \
+	-- "$top/tests/kernel/in-guest" "$bin" "${names[@]}"
+vm_rc=$?
+
+n=0
+for name in "${names[@]}"; do
+	tap=$scratch/results/$name.tap
+	if [ ! -f "$tap" ]; then
+		n=$((n + 1))
+		echo "not ok $n - $name: did not run"
+		continue
+	fi
+	# "ok 3 policy.fifo.x # SKIP why" -> "ok N - name: policy.fifo.x # SKIP why"
+	while IFS= read -r line; do
+		if [[ $line =~ ^(not ok|ok)\ [0-9]+\ (.*)$ ]]; then
+			n=$((n + 1))
+			echo "${BASH_REMATCH[1]} $n - $name: ${BASH_REMATCH[2]}"
+		fi
+	done <"$tap"
+	planned=$(grep -oE '^1\.\.[0-9]+' "$tap" | head -n1 | cut -d. -f3)
+	got=$(grep -cE '^(not )?ok [0-9]+' "$tap")
+	rc=$(cat "$scratch/results/$name.rc" 2>/dev/null || echo "?")
+	if [ -z "$planned" ] || [ "$planned" -ne "$got" ]; then
+		n=$((n + 1))
+		echo "not ok $n - $name: planned ${planned:-no} tests, reported $got (exit status $rc)"
+	elif [ "$rc" != 0 ] && ! grep -qE '^not ok' "$tap"; then
+		n=$((n + 1))
+		echo "not ok $n - $name: exit status $rc without a failed test"
+	fi
+done
+n=$((n + 1))
+if [ $vm_rc -eq 0 ]; then
+	echo "ok $n - guest kernel log is clean and the guest finished"
+else
+	echo "not ok $n - guest run failed with status $vm_rc (kernel log: build/vm/kernel-tests.log)"
+fi
+echo "1..$n"
