@@ -41,7 +41,7 @@ n=0
 [ -z "$header" ] || echo "$header" >"$tmp/series"
 for c in $(git -C "$tree" rev-list --reverse base..HEAD); do
 	n=$((n + 1))
-	file=$(git -C "$tree" format-patch -q --no-signature --zero-commit \
+	file=$(git -C "$tree" format-patch --no-signature --zero-commit \
 		--start-number "$n" -o "$tmp/patches" -1 "$c" -- . "${excludes[@]}")
 	line=$(basename "$file")
 	for dst in $(git -C "$tree" diff-tree --no-commit-id --name-only -r "$c"); do

@@ -38,7 +38,7 @@ for f in "${extra[@]}"; do
 done
 
 mkdir -p "$obj"
-stamp=$( { git -C "$tree" rev-parse HEAD; cat "${fragments[@]}"; } | sha1sum | cut -d' ' -f1)
+stamp=$( { git -C "$tree" rev-parse "HEAD^{tree}"; cat "${fragments[@]}"; } | sha1sum | cut -d' ' -f1)
 
 export CCACHE_BASEDIR=$build CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 export KBUILD_BUILD_USER=idlebatch KBUILD_BUILD_HOST=qemu-guest

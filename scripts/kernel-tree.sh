@@ -93,7 +93,7 @@ if [ -f "$series" ]; then
 		n=$((n + 1))
 		patch=$top/patch/$name
 		[ -f "$patch" ] || die "patch/series names $name, which does not exist"
-		git mailinfo -k "$work/msg" "$work/diff" <"$patch" >"$work/info" ||
+		git mailinfo "$work/msg" "$work/diff" <"$patch" >"$work/info" ||
 			die "$name is not a git format-patch mail"
 		if [ -s "$work/diff" ] &&
 		   ! git_ apply --cached --whitespace=nowarn "$work/diff" 2>"$work/err"; then

@@ -54,7 +54,15 @@ for p in "${patches[@]}"; do
 	git mailinfo "$fresh/msg" "$fresh/diff" <"$p" >/dev/null 2>&1
 	body=$(grep -vcE '^(Signed-off-by:|$)' "$fresh/msg")
 	check "$name has a commit message body" test "$body" -gt 0
-	if (cd "$fresh" && perl scripts/checkpatch.pl --strict -q --no-summary "$p") >"$fresh/cp.out" 2>&1; then
+	# Debian's python3 has the ply module that checkpatch's SPDX check needs.
+	(cd "$fresh" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict -q --no-summary "$p") \
+		>"$fresh/cp.raw" 2>&1
+	# One known false positive: checkpatch reads the linker-script input
+	# section pattern "*(__batch_sched_class)" as a multiplication, as it
+	# does for every line of SCHED_DATA in vmlinux.lds.h.
+	awk -v RS= -v ORS='\n\n' '!(/spaces preferred around that .\*./ && /include\/asm-generic\/vmlinux\.lds\.h/)' \
+		"$fresh/cp.raw" >"$fresh/cp.out"
+	if [ ! -s "$fresh/cp.out" ] || ! grep -q '[^[:space:]]' "$fresh/cp.out"; then
 		ok "$name passes checkpatch.pl --strict"
 	else
 		notok "$name passes checkpatch.pl --strict"

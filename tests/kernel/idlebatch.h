@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers for the in-guest SCHED_IDLEBATCH tests: CPU-bound children with
+ * a chosen policy, nice value and CPU, and what /proc says about them.
+ */
+#ifndef TESTS_IDLEBATCH_H
+#define TESTS_IDLEBATCH_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sched_attr.h"
+
+#ifndef SCHED_IDLEBATCH
+#define SCHED_IDLEBATCH 8
+#endif
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static inline int pin_to_cpu(pid_t pid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(pid, sizeof(set), &set);
+}
+
+static inline int set_policy(pid_t pid, int policy)
+{
+	struct sched_param sp = { 0 };
+
+	return sched_setscheduler(pid, policy, &sp);
+}
+
+/* Spin in user space for ever; the parent kills us. */
+static inline void __attribute__((noreturn)) spin_forever(void)
+{
+	volatile unsigned long n = 0;
+
+	for (;;)
+		n++;
+}
+
+/*
+ * Start a CPU-bound child on @cpu (or anywhere if @cpu < 0) with @policy
+ * and @nice.  The child sets its own policy, so it starts in the policy.
+ */
+static inline pid_t start_spinner(int policy, int nice, int cpu)
+{
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return pid;
+	if (cpu >= 0 && pin_to_cpu(0, cpu))
+		_exit(101);
+	if (setpriority(PRIO_PROCESS, 0, nice))
+		_exit(102);
+	if (set_policy(0, policy))
+		_exit(103);
+	spin_forever();
+}
+
+static inline void stop_task(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* Total CPU time of a task in ns: the first field of /proc/PID/schedstat. */
+static inline uint64_t cputime_ns(pid_t pid)
+{
+	unsigned long long ns = 0;
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &ns) != 1)
+		ns = 0;
+	fclose(f);
+	return ns;
+}
+
+/* Field @n (1-based, as in proc(5)) of /proc/PID/stat, from field 3 on. */
+static inline long long stat_field(pid_t pid, int n)
+{
+	char path[64], buf[4096], *p;
+	long long value = -1;
+	FILE *f;
+	int field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	if (!p)
+		return -1;
+	p = strrchr(buf, ')');
+	if (!p)
+		return -1;
+	p += 2;				/* field 3, the state */
+	for (field = 3; field < n && p; field++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (p)
+		sscanf(p, "%lld", &value);
+	return value;
+}
+
+static inline char task_state(pid_t pid)
+{
+	char path[64], buf[4096], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return '?';
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	if (!p || !(p = strrchr(buf, ')')))
+		return '?';
+	return p[2];
+}
+
+/* Share of one CPU that @pid used over @seconds, in percent. */
+static inline double cpu_share(pid_t pid, double seconds)
+{
+	uint64_t t0 = now_ns(), c0 = cputime_ns(pid), c1, t1;
+
+	usleep((useconds_t)(seconds * 1e6));
+	c1 = cputime_ns(pid);
+	t1 = now_ns();
+	return 100.0 * (double)(c1 - c0) / (double)(t1 - t0);
+}
+
+static inline int kernel_has_idlebatch(void)
+{
+	struct sched_param sp = { 0 };
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0)
+		_exit(sched_setscheduler(0, SCHED_IDLEBATCH, &sp) ? 1 : 0);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+#endif

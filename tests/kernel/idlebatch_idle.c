@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SCHED_IDLEBATCH tasks use idle time only (semantics 2, 5 and 7 of the
+ * policy): no CPU time next to a normal task, all of an idle CPU, turns
+ * shared by nice, and no load average.  Measured from /proc over seconds.
+ */
+#include "idlebatch.h"
+#include "kselftest_harness.h"
+
+#define CPU 1
+
+FIXTURE(idle) {
+	pid_t pids[4];
+	int n;
+};
+
+FIXTURE_SETUP(idle)
+{
+	if (!kernel_has_idlebatch())
+		SKIP(return, "kernel without SCHED_IDLEBATCH (CONFIG_SCHED_IDLEBATCH=n)");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs 2 CPUs");
+	self->n = 0;
+}
+
+FIXTURE_TEARDOWN(idle)
+{
+	for (int i = 0; i < self->n; i++)
+		stop_task(self->pids[i]);
+}
+
+static pid_t add(struct _test_data_idle *self, int policy, int nice, int cpu)
+{
+	pid_t pid = start_spinner(policy, nice, cpu);
+
+	self->pids[self->n++] = pid;
+	return pid;
+}
+
+TEST_F(idle, alone_on_a_cpu_it_uses_all_of_it)
+{
+	pid_t batch = add(self, SCHED_IDLEBATCH, 0, CPU);
+	double share;
+
+	usleep(300000);
+	share = cpu_share(batch, 2.0);
+	TH_LOG("idle-batch task alone on CPU %d: %.1f%%", CPU, share);
+	EXPECT_GT(share, 80.0);
+}
+
+TEST_F(idle, next_to_a_nice0_hog_it_gets_no_cpu)
+{
+	pid_t batch, hog;
+	double share_batch, share_hog;
+
+	hog = add(self, SCHED_OTHER, 0, CPU);
+	batch = add(self, SCHED_IDLEBATCH, 0, CPU);
+	usleep(300000);
+	share_batch = cpu_share(batch, 4.0);
+	share_hog = cpu_share(hog, 1.0);
+	TH_LOG("idle-batch %.3f%%, nice-0 hog %.1f%%", share_batch, share_hog);
+	/* SCHED_IDLE takes 0.35% here, nice 19 1.5%. */
+	EXPECT_LT(share_batch, 0.1);
+	EXPECT_GT(share_hog, 90.0);
+	EXPECT_EQ('R', task_state(batch));
+}
+
+TEST_F(idle, it_runs_again_when_the_hog_stops)
+{
+	pid_t batch, hog;
+	double share;
+
+	hog = add(self, SCHED_OTHER, 0, CPU);
+	batch = add(self, SCHED_IDLEBATCH, 0, CPU);
+	usleep(500000);
+	kill(hog, SIGSTOP);
+	usleep(200000);
+	share = cpu_share(batch, 1.0);
+	kill(hog, SIGCONT);
+	TH_LOG("idle-batch task once the hog stopped: %.1f%%", share);
+	EXPECT_GT(share, 80.0);
+}
+
+/*
+ * A task that sleeps and wakes again and again keeps its wakeup latency
+ * next to an idle-batch hog: a waking task preempts it at once.
+ */
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+TEST_F(idle, waking_tasks_preempt_it_at_once)
+{
+	enum { N = 200 };
+	uint64_t late[N];
+
+	add(self, SCHED_IDLEBATCH, -20, CPU);
+	ASSERT_EQ(0, pin_to_cpu(0, CPU));
+	usleep(200000);
+	for (int i = 0; i < N; i++) {
+		uint64_t t0 = now_ns();
+
+		usleep(2000);
+		late[i] = now_ns() - t0 - 2000000;
+	}
+	pin_to_cpu(0, 0);
+	qsort(late, N, sizeof(late[0]), cmp_u64);
+	TH_LOG("wakeup delay next to a nice -20 idle-batch hog: median %.2f ms, 95th %.2f ms",
+	       late[N / 2] / 1e6, late[N * 95 / 100] / 1e6);
+	/* A nice -20 fair hog would keep the CPU for its slice, 3 ms or more. */
+	EXPECT_LT(late[N / 2], 2000000ull);
+	EXPECT_LT(late[N * 95 / 100], 15000000ull);
+}
+
+/* Round robin: nice sets the share of the idle time, as the slices scale. */
+TEST_F(idle, nice_sets_the_share_of_idle_time)
+{
+	pid_t a, b;
+	uint64_t a0, b0, a1, b1;
+	double ratio;
+
+	a = add(self, SCHED_IDLEBATCH, 0, CPU);
+	b = add(self, SCHED_IDLEBATCH, 19, CPU);
+	usleep(200000);
+	a0 = cputime_ns(a);
+	b0 = cputime_ns(b);
+	sleep(7);
+	a1 = cputime_ns(a);
+	b1 = cputime_ns(b);
+	ratio = (double)(a1 - a0) / (double)(b1 - b0 + 1);
+	TH_LOG("nice 0: %.2f s, nice 19: %.2f s, ratio %.1f (slices 1.5 s : 0.1 s)",
+	       (a1 - a0) / 1e9, (b1 - b0) / 1e9, ratio);
+	EXPECT_GT(b1 - b0, 50000000ull);	/* nice 19 still gets its turns */
+	EXPECT_GT(ratio, 5.0);
+}
+
+TEST_F(idle, equal_nice_takes_equal_turns)
+{
+	pid_t a, b;
+	uint64_t a0, b0, da, db;
+
+	a = add(self, SCHED_IDLEBATCH, 10, CPU);
+	b = add(self, SCHED_IDLEBATCH, 10, CPU);
+	usleep(200000);
+	a0 = cputime_ns(a);
+	b0 = cputime_ns(b);
+	sleep(6);	/* several rounds of ~0.85 s slices */
+	da = cputime_ns(a) - a0;
+	db = cputime_ns(b) - b0;
+	TH_LOG("two nice-10 idle-batch tasks: %.2f s and %.2f s", da / 1e9, db / 1e9);
+	EXPECT_GT(da, 1000000000ull);
+	EXPECT_GT(db, 1000000000ull);
+	EXPECT_LT(da > db ? da - db : db - da, (da + db) / 3);
+}
+
+static long procs_running(void)
+{
+	char line[256];
+	long n = -1;
+	FILE *f = fopen("/proc/stat", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "procs_running %ld", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static double loadavg1(long *running)
+{
+	double l1 = -1;
+	FILE *f = fopen("/proc/loadavg", "r");
+
+	if (f) {
+		if (fscanf(f, "%lf %*f %*f %ld/", &l1, running) != 2)
+			l1 = -1;
+		fclose(f);
+	}
+	return l1;
+}
+
+TEST_F(idle, idle_batch_tasks_are_not_load)
+{
+	long running = -1;
+	double before, after;
+
+	before = loadavg1(&running);
+	for (int i = 0; i < 4; i++)
+		add(self, SCHED_IDLEBATCH, 0, -1);
+	sleep(11);	/* two load-average updates (every 5 s) */
+	after = loadavg1(&running);
+	TH_LOG("4 idle-batch hogs: loadavg %.2f -> %.2f, running %ld, procs_running %ld",
+	       before, after, running, procs_running());
+	/* Four hogs that counted would raise it by 0.5 or more in 11 s. */
+	EXPECT_LT(after - before, 0.15);
+	EXPECT_LE(running, 2);		/* this task, perhaps one more */
+	EXPECT_LE(procs_running(), 2);
+}
+
+TEST_HARNESS_MAIN

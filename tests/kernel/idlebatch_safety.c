@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SCHED_IDLEBATCH can never hold a kernel resource indefinitely
+ * (semantics 3, 4 and 8 of the policy): a kernel lock it holds is
+ * released promptly, signals reach a parked task, and no parked task is
+ * lost or stuck through policy, affinity, cgroup or CPU hotplug changes,
+ * RCU-Tasks grace periods or PI futexes.
+ */
+#include "idlebatch.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include "kselftest_harness.h"
+
+#define CPU 1
+
+FIXTURE(safety) {
+	pid_t hog;
+	pid_t pids[4];
+	int n;
+};
+
+FIXTURE_SETUP(safety)
+{
+	if (!kernel_has_idlebatch())
+		SKIP(return, "kernel without SCHED_IDLEBATCH (CONFIG_SCHED_IDLEBATCH=n)");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs 2 CPUs");
+	self->n = 0;
+	/* A nice-0 CPU hog owns CPU 1: idle-batch tasks there are parked. */
+	self->hog = start_spinner(SCHED_OTHER, 0, CPU);
+}
+
+FIXTURE_TEARDOWN(safety)
+{
+	for (int i = 0; i < self->n; i++)
+		stop_task(self->pids[i]);
+	stop_task(self->hog);
+}
+
+static pid_t add_parked(struct _test_data_safety *self)
+{
+	pid_t pid = start_spinner(SCHED_IDLEBATCH, 0, CPU);
+
+	self->pids[self->n++] = pid;
+	usleep(300000);
+	return pid;
+}
+
+/* Is @pid starved: no more than 1 ms of CPU time over 300 ms? */
+static int starved(pid_t pid)
+{
+	uint64_t c0 = cputime_ns(pid);
+
+	usleep(300000);
+	return cputime_ns(pid) - c0 < 1000000;
+}
+
+static uint64_t wait_state(pid_t pid, char want, uint64_t timeout_ns)
+{
+	uint64_t t0 = now_ns();
+
+	while (task_state(pid) != want) {
+		if (now_ns() - t0 > timeout_ns)
+			return UINT64_MAX;
+		usleep(1000);
+	}
+	return now_ns() - t0;
+}
+
+/*
+ * The task under test rewrites a tmpfs file (each write() holds the
+ * inode's i_rwsem while it copies) next to the hog; a nice-0 task on
+ * CPU 0 appends to the same file and times each append.  SCHED_IDLE makes
+ * such waits last tens of seconds.
+ */
+TEST_F(safety, a_kernel_lock_it_holds_is_released_promptly)
+{
+	static const char path[] = "/dev/shm/idlebatch-lock-test";
+	static char buf[256 << 10];
+	uint64_t worst = 0, t_end;
+	int fd, n = 0;
+	pid_t writer;
+
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, fd);
+	writer = fork();
+	if (writer == 0) {
+		pin_to_cpu(0, CPU);
+		set_policy(0, SCHED_IDLEBATCH);
+		for (;;)
+			if (pwrite(fd, buf, sizeof(buf), 0) < 0)
+				_exit(1);
+	}
+	self->pids[self->n++] = writer;
+	pin_to_cpu(0, 0);
+	usleep(300000);
+	t_end = now_ns() + 3000000000ull;
+	while (now_ns() < t_end) {
+		uint64_t t0 = now_ns(), d;
+
+		ASSERT_EQ(1, pwrite(fd, "x", 1, sizeof(buf) + n));
+		d = now_ns() - t0;
+		if (d > worst)
+			worst = d;
+		n++;
+		usleep(1000);
+	}
+	close(fd);
+	unlink(path);
+	TH_LOG("%d appends, worst wait for the lock %.1f ms", n, worst / 1e6);
+	EXPECT_LT(worst, 1000000000ull);	/* SCHED_IDLE: 32.7 s */
+}
+
+TEST_F(safety, sigkill_reaps_a_parked_task_promptly)
+{
+	pid_t pid = add_parked(self);
+	uint64_t t0;
+
+	ASSERT_TRUE(starved(pid));
+	t0 = now_ns();
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+	self->n--;
+	TH_LOG("SIGKILL to reaped: %.2f ms", (now_ns() - t0) / 1e6);
+	EXPECT_LT(now_ns() - t0, 100000000ull);	/* SCHED_IDLE: 271 ms */
+}
+
+TEST_F(safety, sigstop_and_sigcont_reach_a_parked_task)
+{
+	pid_t pid = add_parked(self);
+	uint64_t d;
+
+	ASSERT_TRUE(starved(pid));
+	ASSERT_EQ(0, kill(pid, SIGSTOP));
+	d = wait_state(pid, 'T', 1000000000ull);
+	TH_LOG("SIGSTOP took %.2f ms", d / 1e6);
+	EXPECT_LT(d, 200000000ull);
+	ASSERT_EQ(0, kill(pid, SIGCONT));
+	d = wait_state(pid, 'R', 1000000000ull);
+	EXPECT_LT(d, 200000000ull);
+	/* Back in user space, it waits for idle time again. */
+	usleep(100000);
+	EXPECT_TRUE(starved(pid));
+}
+
+static volatile sig_atomic_t *handled;
+
+static void on_usr1(int sig)
+{
+	(*handled)++;
+}
+
+static int pending_signals(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long pnd = 0, shd = 0, v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "SigPnd: %llx", &v) == 1)
+			pnd = v;
+		if (sscanf(line, "ShdPnd: %llx", &v) == 1)
+			shd = v;
+	}
+	fclose(f);
+	return pnd || shd;
+}
+
+TEST_F(safety, a_parked_task_takes_its_signal_promptly)
+{
+	uint64_t t0;
+	pid_t pid;
+
+	handled = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, handled);
+	*handled = 0;
+	pid = fork();
+	if (pid == 0) {
+		signal(SIGUSR1, on_usr1);
+		pin_to_cpu(0, CPU);
+		set_policy(0, SCHED_IDLEBATCH);
+		spin_forever();
+	}
+	self->pids[self->n++] = pid;
+	usleep(300000);
+	ASSERT_TRUE(starved(pid));
+	t0 = now_ns();
+	ASSERT_EQ(0, kill(pid, SIGUSR1));
+	while (pending_signals(pid) > 0 && now_ns() - t0 < 1000000000ull)
+		usleep(1000);
+	TH_LOG("signal dequeued after %.2f ms; handler ran %d times",
+	       (now_ns() - t0) / 1e6, (int)*handled);
+	EXPECT_EQ(0, pending_signals(pid));
+	EXPECT_LT(now_ns() - t0, 200000000ull);
+	munmap((void *)handled, 4096);
+}
+
+TEST_F(safety, back_to_sched_normal_takes_effect_at_once)
+{
+	pid_t pid = add_parked(self);
+	double share;
+
+	ASSERT_TRUE(starved(pid));
+	ASSERT_EQ(0, set_policy(pid, SCHED_OTHER));
+	share = cpu_share(pid, 1.0);
+	TH_LOG("share once SCHED_NORMAL again: %.1f%%", share);
+	EXPECT_GT(share, 30.0);
+}
+
+TEST_F(safety, an_affinity_change_moves_a_parked_task)
+{
+	pid_t pid = add_parked(self);
+	double share;
+
+	ASSERT_TRUE(starved(pid));
+	ASSERT_EQ(0, pin_to_cpu(pid, 0));
+	usleep(100000);
+	share = cpu_share(pid, 1.0);
+	TH_LOG("share on idle CPU 0: %.1f%%, now on CPU %lld", share, stat_field(pid, 39));
+	EXPECT_EQ(0, stat_field(pid, 39));
+	EXPECT_GT(share, 70.0);
+}
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), ret = -1;
+
+	if (fd >= 0) {
+		ret = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -1;
+		close(fd);
+	}
+	return ret;
+}
+
+TEST_F(safety, a_cgroup_move_keeps_a_parked_task)
+{
+	static const char cg[] = "/sys/fs/cgroup/idlebatch-test";
+	char pidbuf[32];
+	pid_t pid = add_parked(self);
+	double share;
+
+	if (access("/sys/fs/cgroup/cgroup.procs", F_OK))
+		SKIP(return, "no cgroup2 mounted at /sys/fs/cgroup");
+	write_file("/sys/fs/cgroup/cgroup.subtree_control", "+cpu");
+	rmdir(cg);
+	ASSERT_EQ(0, mkdir(cg, 0755));
+	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
+	ASSERT_TRUE(starved(pid));
+	ASSERT_EQ(0, write_file("/sys/fs/cgroup/idlebatch-test/cgroup.procs", pidbuf));
+	EXPECT_TRUE(starved(pid));
+	kill(self->hog, SIGSTOP);
+	share = cpu_share(pid, 1.0);
+	kill(self->hog, SIGCONT);
+	TH_LOG("share in the new cgroup once the hog stopped: %.1f%%", share);
+	EXPECT_GT(share, 70.0);
+	ASSERT_EQ(0, write_file("/sys/fs/cgroup/cgroup.procs", pidbuf));
+	EXPECT_EQ(0, rmdir(cg));
+}
+
+TEST_F(safety, offlining_the_cpu_of_parked_tasks_loses_none)
+{
+	static const char online[] = "/sys/devices/system/cpu/cpu1/online";
+	pid_t a = add_parked(self), b = add_parked(self);
+	uint64_t t0;
+
+	if (access(online, W_OK))
+		SKIP(return, "CPU 1 cannot be taken offline");
+	ASSERT_TRUE(starved(a));
+	t0 = now_ns();
+	ASSERT_EQ(0, write_file(online, "0"));
+	TH_LOG("offline took %.1f ms", (now_ns() - t0) / 1e6);
+	EXPECT_LT(now_ns() - t0, 5000000000ull);
+	EXPECT_EQ(0, kill(a, 0));
+	EXPECT_EQ(0, kill(b, 0));
+	EXPECT_EQ(0, stat_field(a, 39));
+	EXPECT_EQ(0, stat_field(b, 39));
+	ASSERT_EQ(0, write_file(online, "1"));
+	/* Both still run once CPU time is free. */
+	kill(self->hog, SIGSTOP);
+	usleep(200000);
+	EXPECT_GT(cpu_share(a, 2.0) + cpu_share(b, 2.0), 50.0);
+	kill(self->hog, SIGCONT);
+}
+
+static int config_has(const char *option)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "zcat /proc/config.gz | grep -qx '%s=y'", option);
+	return system(cmd) == 0;
+}
+
+/* Removing an ftrace callback waits for an RCU-Tasks grace period. */
+TEST_F(safety, synchronize_rcu_tasks_does_not_wait_for_parked_tasks)
+{
+	static const char t[] = "/sys/kernel/tracing";
+	char path[128];
+	uint64_t t0;
+
+	if (!config_has("CONFIG_TASKS_RCU"))
+		SKIP(return, "kernel without TASKS_RCU");
+	add_parked(self);
+	add_parked(self);
+	snprintf(path, sizeof(path), "%s/set_ftrace_filter", t);
+	ASSERT_EQ(0, write_file(path, "do_sys_openat2"));
+	snprintf(path, sizeof(path), "%s/current_tracer", t);
+	t0 = now_ns();
+	ASSERT_EQ(0, write_file(path, "function"));
+	ASSERT_EQ(0, write_file(path, "nop"));
+	TH_LOG("function tracer on and off: %.1f ms", (now_ns() - t0) / 1e6);
+	EXPECT_LT(now_ns() - t0, 5000000000ull);
+	snprintf(path, sizeof(path), "%s/set_ftrace_filter", t);
+	write_file(path, "");
+}
+
+struct pi_shared {
+	pthread_mutex_t lock;
+	volatile int locked;
+};
+
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+TEST_F(safety, a_parked_pi_futex_owner_is_boosted)
+{
+	pthread_mutexattr_t attr;
+	struct pi_shared *sh;
+	struct timespec deadline;
+	uint64_t t0;
+	pid_t owner;
+	int ret;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_INHERIT);
+	ASSERT_EQ(0, pthread_mutex_init(&sh->lock, &attr));
+	sh->locked = 0;
+
+	owner = fork();
+	if (owner == 0) {
+		double start;
+
+		pin_to_cpu(0, CPU);
+		set_policy(0, SCHED_IDLEBATCH);
+		pthread_mutex_lock(&sh->lock);
+		sh->locked = 1;
+		/* Hold the lock for 100 ms of our own CPU time, in user space. */
+		start = thread_cpu_s();
+		while (thread_cpu_s() - start < 0.1)
+			;
+		pthread_mutex_unlock(&sh->lock);
+		spin_forever();
+	}
+	self->pids[self->n++] = owner;
+	while (!sh->locked)
+		usleep(1000);
+	usleep(300000);
+	ASSERT_TRUE(starved(owner));
+
+	pin_to_cpu(0, 0);
+	t0 = now_ns();
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += 10;
+	ret = pthread_mutex_timedlock(&sh->lock, &deadline);
+	TH_LOG("waited %.1f ms for the parked owner (status %d)", (now_ns() - t0) / 1e6, ret);
+	EXPECT_EQ(0, ret);
+	EXPECT_LT(now_ns() - t0, 2000000000ull);
+	if (!ret)
+		pthread_mutex_unlock(&sh->lock);
+	munmap(sh, sizeof(*sh));
+}
+
+TEST_HARNESS_MAIN
