@@ -18,7 +18,7 @@ T       ?=
 TREE    := $(BUILD)/linux
 KERNEL  := $(BUILD)/bzImage-$(PREEMPT)
 
-.PHONY: all deps kernel-tree kernel series export-patches tests check demo vm clean distclean
+.PHONY: all deps kernel-tree kernel series export-patches tests check check-preempt demo bench vm clean distclean
 
 all: kernel tests
 
@@ -46,8 +46,21 @@ tests: kernel-tree
 check: deps kernel tests
 	@VM_KERNEL=$(abspath $(KERNEL)) tests/run-all $(T)
 
+# The in-guest kernel tests under each preemption model: three kernels,
+# so not part of 'make check'.
+check-preempt: deps kernel-tree tests
+	@for m in full voluntary none; do \
+		scripts/kernel-build.sh $(BUILD) $$m || exit 1; \
+		echo "# ==== PREEMPT=$$m"; \
+		VM_KERNEL=$(abspath $(BUILD))/bzImage-$$m tests/run-all tests/kernel/ || exit 1; \
+	done
+
 demo: deps kernel tests
 	@VM_KERNEL=$(abspath $(KERNEL)) tests/demo/run
+
+# Benchmarks (not tests): ratios against a baseline measured in the same run.
+bench: deps kernel tests
+	@tests/vm/run --kernel $(KERNEL) --smp 2 --timeout 1200 -- build/tests/bin/policy_bench
 
 vm: deps kernel
 	@tests/vm/run --kernel $(KERNEL) --smp 4 --shell

@@ -8,7 +8,7 @@ set -euo pipefail
 packages=(
 	# kernel build
 	build-essential flex bison bc libelf-dev libssl-dev cpio kmod dwarves
-	xz-utils ccache git rsync perl python3 python3-ply
+	xz-utils ccache git rsync perl python3 python3-ply python3-git
 	# kernel source (6.12, Debian's stable tree)
 	linux-source-6.12
 	# test bed

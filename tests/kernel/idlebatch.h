@@ -42,6 +42,17 @@ static inline int pin_to_cpu(pid_t pid, int cpu)
 	return sched_setaffinity(pid, sizeof(set), &set);
 }
 
+static inline int allow_all_cpus(pid_t pid)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	for (long cpu = 0; cpu < n; cpu++)
+		CPU_SET(cpu, &set);
+	return sched_setaffinity(pid, sizeof(set), &set);
+}
+
 static inline int set_policy(pid_t pid, int policy)
 {
 	struct sched_param sp = { 0 };
@@ -157,6 +168,16 @@ static inline double cpu_share(pid_t pid, double seconds)
 	return 100.0 * (double)(c1 - c0) / (double)(t1 - t0);
 }
 
+/* Was the guest kernel built with CONFIG_SCHED_IDLEBATCH=y? */
+static inline int config_has(const char *option)
+{
+	char cmd[160];
+
+	snprintf(cmd, sizeof(cmd), "zcat /proc/config.gz | grep -qx '%s=y'", option);
+	return system(cmd) == 0;
+}
+
+/* Does sched_setscheduler() accept SCHED_IDLEBATCH? */
 static inline int kernel_has_idlebatch(void)
 {
 	struct sched_param sp = { 0 };
@@ -168,5 +189,16 @@ static inline int kernel_has_idlebatch(void)
 	waitpid(pid, &status, 0);
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
+
+/*
+ * For a fixture's setup: skip where the kernel was built without the
+ * policy; where it was built with it, the policy must work.
+ */
+#define REQUIRE_IDLEBATCH()							\
+	do {									\
+		if (!config_has("CONFIG_SCHED_IDLEBATCH"))			\
+			SKIP(return, "kernel built without CONFIG_SCHED_IDLEBATCH"); \
+		ASSERT_TRUE(kernel_has_idlebatch());				\
+	} while (0)
 
 #endif

@@ -11,8 +11,7 @@ FIXTURE(abi) {
 
 FIXTURE_SETUP(abi)
 {
-	if (!kernel_has_idlebatch())
-		SKIP(return, "kernel without SCHED_IDLEBATCH (CONFIG_SCHED_IDLEBATCH=n)");
+	REQUIRE_IDLEBATCH();
 }
 
 FIXTURE_TEARDOWN(abi)

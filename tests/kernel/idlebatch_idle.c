@@ -16,8 +16,7 @@ FIXTURE(idle) {
 
 FIXTURE_SETUP(idle)
 {
-	if (!kernel_has_idlebatch())
-		SKIP(return, "kernel without SCHED_IDLEBATCH (CONFIG_SCHED_IDLEBATCH=n)");
+	REQUIRE_IDLEBATCH();
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "needs 2 CPUs");
 	self->n = 0;
@@ -154,6 +153,47 @@ TEST_F(idle, equal_nice_takes_equal_turns)
 	EXPECT_GT(da, 1000000000ull);
 	EXPECT_GT(db, 1000000000ull);
 	EXPECT_LT(da > db ? da - db : db - da, (da + db) / 3);
+}
+
+/*
+ * Fair is not misled: a CPU that runs only idle-batch tasks counts as
+ * idle.  A normal task that sleeps and wakes is placed there rather than
+ * next to a normal hog, and the load balancer moves a normal hog there.
+ */
+TEST_F(idle, waking_normal_tasks_are_placed_on_a_cpu_with_only_idle_batch_work)
+{
+	int on_batch_cpu = 0;
+
+	add(self, SCHED_OTHER, 0, 0);
+	add(self, SCHED_IDLEBATCH, 0, CPU);
+	usleep(300000);
+	for (int i = 0; i < 200; i++) {
+		usleep(3000);
+		on_batch_cpu += sched_getcpu() == CPU;
+	}
+	TH_LOG("%d of 200 wakeups ran on CPU %d (idle-batch work only), not next to the hog",
+	       on_batch_cpu, CPU);
+	EXPECT_GT(on_batch_cpu, 180);
+}
+
+TEST_F(idle, fair_balancing_moves_normal_work_to_a_cpu_with_only_idle_batch_work)
+{
+	pid_t a, b;
+	double sa, sb;
+
+	add(self, SCHED_IDLEBATCH, 0, CPU);
+	a = add(self, SCHED_OTHER, 0, 0);
+	b = add(self, SCHED_OTHER, 0, 0);
+	usleep(200000);
+	/* Both normal hogs start on CPU 0; now let them go anywhere. */
+	ASSERT_EQ(0, allow_all_cpus(a));
+	ASSERT_EQ(0, allow_all_cpus(b));
+	sleep(2);
+	sa = cpu_share(a, 2.0);
+	sb = cpu_share(b, 2.0);
+	TH_LOG("normal hogs after balancing: %.1f%% and %.1f%%", sa, sb);
+	EXPECT_GT(sa, 80.0);
+	EXPECT_GT(sb, 80.0);
 }
 
 static long procs_running(void)

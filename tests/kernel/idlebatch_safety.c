@@ -24,8 +24,7 @@ FIXTURE(safety) {
 
 FIXTURE_SETUP(safety)
 {
-	if (!kernel_has_idlebatch())
-		SKIP(return, "kernel without SCHED_IDLEBATCH (CONFIG_SCHED_IDLEBATCH=n)");
+	REQUIRE_IDLEBATCH();
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "needs 2 CPUs");
 	self->n = 0;
@@ -287,14 +286,6 @@ TEST_F(safety, offlining_the_cpu_of_parked_tasks_loses_none)
 	usleep(200000);
 	EXPECT_GT(cpu_share(a, 2.0) + cpu_share(b, 2.0), 50.0);
 	kill(self->hog, SIGCONT);
-}
-
-static int config_has(const char *option)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "zcat /proc/config.gz | grep -qx '%s=y'", option);
-	return system(cmd) == 0;
 }
 
 /* Removing an ftrace callback waits for an RCU-Tasks grace period. */
