@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers for the in-guest SCHED_IDLEBATCH tests: CPU-bound children with
+ * Helpers for the in-guest scheduler tests: CPU-bound children with
  * a chosen policy, nice value and CPU, and what /proc says about them.
  */
 #ifndef TESTS_IDLEBATCH_H

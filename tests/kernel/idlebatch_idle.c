@@ -237,8 +237,12 @@ TEST_F(idle, idle_batch_tasks_are_not_load)
 	       before, after, running, procs_running());
 	/* Four hogs that counted would raise it by 0.5 or more in 11 s. */
 	EXPECT_LT(after - before, 0.15);
-	EXPECT_LE(running, 2);		/* this task, perhaps one more */
-	EXPECT_LE(procs_running(), 2);
+	/*
+	 * Counted, the four hogs and this task would make 5 or more; allow
+	 * for a couple of short-lived tasks of the guest running just now.
+	 */
+	EXPECT_LE(running, 3);
+	EXPECT_LE(procs_running(), 3);
 }
 
 TEST_HARNESS_MAIN

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include "kselftest_harness.h"
 
@@ -199,6 +200,67 @@ TEST_F(safety, a_parked_task_takes_its_signal_promptly)
 	EXPECT_EQ(0, pending_signals(pid));
 	EXPECT_LT(now_ns() - t0, 200000000ull);
 	munmap((void *)handled, 4096);
+}
+
+TEST_F(safety, ptrace_attach_stops_a_parked_task_promptly)
+{
+	pid_t pid = add_parked(self);
+	uint64_t t0;
+	int status;
+
+	ASSERT_TRUE(starved(pid));
+	t0 = now_ns();
+	ASSERT_EQ(0, ptrace(PTRACE_ATTACH, pid, 0, 0));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	TH_LOG("ptrace stop after %.2f ms", (now_ns() - t0) / 1e6);
+	EXPECT_TRUE(WIFSTOPPED(status));
+	EXPECT_LT(now_ns() - t0, 200000000ull);
+	ASSERT_EQ(0, ptrace(PTRACE_DETACH, pid, 0, 0));
+}
+
+static int write_file(const char *path, const char *s);
+
+static int cgroup_frozen(const char *events)
+{
+	char line[128];
+	int frozen = -1;
+	FILE *f = fopen(events, "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		sscanf(line, "frozen %d", &frozen);
+	if (f)
+		fclose(f);
+	return frozen;
+}
+
+TEST_F(safety, the_cgroup_freezer_freezes_a_parked_task_promptly)
+{
+	static const char cg[] = "/sys/fs/cgroup/idlebatch-freeze";
+	char pidbuf[32], path[128];
+	pid_t pid = add_parked(self);
+	uint64_t t0;
+
+	if (access("/sys/fs/cgroup/cgroup.procs", F_OK))
+		SKIP(return, "no cgroup2 mounted at /sys/fs/cgroup");
+	rmdir(cg);
+	ASSERT_EQ(0, mkdir(cg, 0755));
+	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	ASSERT_EQ(0, write_file(path, pidbuf));
+	ASSERT_TRUE(starved(pid));
+	snprintf(path, sizeof(path), "%s/cgroup.freeze", cg);
+	t0 = now_ns();
+	ASSERT_EQ(0, write_file(path, "1"));
+	snprintf(path, sizeof(path), "%s/cgroup.events", cg);
+	while (cgroup_frozen(path) != 1 && now_ns() - t0 < 2000000000ull)
+		usleep(1000);
+	TH_LOG("frozen after %.2f ms", (now_ns() - t0) / 1e6);
+	EXPECT_EQ(1, cgroup_frozen(path));
+	EXPECT_LT(now_ns() - t0, 500000000ull);
+	snprintf(path, sizeof(path), "%s/cgroup.freeze", cg);
+	ASSERT_EQ(0, write_file(path, "0"));
+	ASSERT_EQ(0, write_file("/sys/fs/cgroup/cgroup.procs", pidbuf));
+	EXPECT_EQ(0, rmdir(cg));
 }
 
 TEST_F(safety, back_to_sched_normal_takes_effect_at_once)

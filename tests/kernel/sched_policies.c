@@ -4,46 +4,17 @@
  * Linux 6.12 already has.  They prove the test bed (the guest, its kernel,
  * the kselftest harness) before the new policy is tested on top of it.
  */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <sched.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#include <linux/sched.h>
-
-#include "sched_attr.h"
+#include "idlebatch.h"
 
 #include "kselftest_harness.h"
 
 /* The policy column (field 41) of /proc/PID/stat. */
 static int stat_policy(pid_t pid)
 {
-	char path[64], buf[4096], *p;
-	int field, policy = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f)) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	/* comm may hold spaces: count fields from the last ')'. */
-	p = strrchr(buf, ')');
-	for (field = 2; p && field < 41; field++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		sscanf(p + 1, "%d", &policy);
-	return policy;
+	return (int)stat_field(pid, 41);
 }
 
-static int set_policy(int policy, int prio)
+static int set_prio_policy(int policy, int prio)
 {
 	struct sched_param sp = { .sched_priority = prio };
 
@@ -83,7 +54,7 @@ TEST_F(policy, set_get_and_proc_agree)
 {
 	struct sched_param sp = { 0 };
 
-	ASSERT_EQ(0, set_policy(self->rt.policy, self->rt.prio));
+	ASSERT_EQ(0, set_prio_policy(self->rt.policy, self->rt.prio));
 	EXPECT_EQ(self->rt.policy, sched_getscheduler(0));
 	ASSERT_EQ(0, sched_getparam(0, &sp));
 	EXPECT_EQ(self->rt.prio, sp.sched_priority);
@@ -91,7 +62,7 @@ TEST_F(policy, set_get_and_proc_agree)
 	EXPECT_EQ(self->rt.min, sched_get_priority_min(self->rt.policy));
 	EXPECT_EQ(self->rt.max, sched_get_priority_max(self->rt.policy));
 	/* And back: root may always return to SCHED_OTHER. */
-	ASSERT_EQ(0, set_policy(SCHED_OTHER, 0));
+	ASSERT_EQ(0, set_prio_policy(SCHED_OTHER, 0));
 	EXPECT_EQ(SCHED_OTHER, sched_getscheduler(0));
 	EXPECT_EQ(SCHED_OTHER, stat_policy(getpid()));
 }
@@ -99,7 +70,7 @@ TEST_F(policy, set_get_and_proc_agree)
 TEST_F(policy, out_of_range_priority_is_einval)
 {
 	errno = 0;
-	EXPECT_EQ(-1, set_policy(self->rt.policy, self->rt.max + 1));
+	EXPECT_EQ(-1, set_prio_policy(self->rt.policy, self->rt.max + 1));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(SCHED_OTHER, sched_getscheduler(0));
 }
@@ -109,7 +80,7 @@ TEST_F(policy, fork_inherits_and_reset_on_fork_resets)
 	int status, expected;
 	pid_t pid;
 
-	ASSERT_EQ(0, set_policy(self->rt.policy, self->rt.prio));
+	ASSERT_EQ(0, set_prio_policy(self->rt.policy, self->rt.prio));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0)
@@ -119,20 +90,20 @@ TEST_F(policy, fork_inherits_and_reset_on_fork_resets)
 
 	/* SCHED_RESET_ON_FORK resets only RT and deadline policies. */
 	expected = self->rt.prio ? SCHED_OTHER : self->rt.policy;
-	ASSERT_EQ(0, set_policy(self->rt.policy | SCHED_RESET_ON_FORK, self->rt.prio));
+	ASSERT_EQ(0, set_prio_policy(self->rt.policy | SCHED_RESET_ON_FORK, self->rt.prio));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0)
 		_exit((sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) == expected ? 0 : 1);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, WEXITSTATUS(status));
-	ASSERT_EQ(0, set_policy(SCHED_OTHER, 0));
+	ASSERT_EQ(0, set_prio_policy(SCHED_OTHER, 0));
 }
 
 TEST(unknown_policy_is_einval)
 {
 	errno = 0;
-	EXPECT_EQ(-1, set_policy(42, 0));
+	EXPECT_EQ(-1, set_prio_policy(42, 0));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(SCHED_OTHER, sched_getscheduler(0));
 }
@@ -162,8 +133,8 @@ TEST(deadline_round_trip_through_sched_setattr)
 TEST(nice_survives_a_policy_round_trip)
 {
 	ASSERT_EQ(0, setpriority(PRIO_PROCESS, 0, 7));
-	ASSERT_EQ(0, set_policy(SCHED_BATCH, 0));
-	ASSERT_EQ(0, set_policy(SCHED_OTHER, 0));
+	ASSERT_EQ(0, set_prio_policy(SCHED_BATCH, 0));
+	ASSERT_EQ(0, set_prio_policy(SCHED_OTHER, 0));
 	errno = 0;
 	EXPECT_EQ(7, getpriority(PRIO_PROCESS, 0));
 	EXPECT_EQ(0, errno);
