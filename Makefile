@@ -49,11 +49,12 @@ check: deps kernel tests
 # The in-guest kernel tests under each preemption model: three kernels,
 # so not part of 'make check'.
 check-preempt: deps kernel-tree tests
-	@for m in full voluntary none; do \
+	@failed=""; for m in full voluntary none; do \
 		scripts/kernel-build.sh $(BUILD) $$m || exit 1; \
 		echo "# ==== PREEMPT=$$m"; \
-		VM_KERNEL=$(abspath $(BUILD))/bzImage-$$m tests/run-all tests/kernel/ || exit 1; \
-	done
+		VM_KERNEL=$(abspath $(BUILD))/bzImage-$$m tests/run-all tests/kernel/ || failed="$$failed $$m"; \
+	done; \
+	[ -z "$$failed" ] || { echo "# FAILED under PREEMPT:$$failed"; exit 1; }
 
 demo: deps kernel tests
 	@VM_KERNEL=$(abspath $(KERNEL)) tests/demo/run
