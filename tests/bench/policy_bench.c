@@ -7,7 +7,9 @@
  *  share      CPU share the task gets next to a nice-0 hog on its CPU
  *  lock wait  worst wait of a nice-0 task on another CPU for a kernel
  *             lock (a tmpfs inode's i_rwsem) that the task takes over
- *             and over while the hog shares its CPU
+ *             and over, on a CPU it shares with a nice-0 task that leaves
+ *             5% idle time (so the task runs, and is preempted holding
+ *             the lock now and then)
  *  kill       SIGKILL-to-reaped latency of the task, starved by the hog
  *
  * Usage: policy_bench [SECONDS]   (measuring time per figure, default 4)
@@ -40,13 +42,16 @@ static double measure_share(const struct policy *p, double seconds)
 	return share;
 }
 
-static double measure_lock_wait(const struct policy *p, double seconds)
+static double measure_lock_wait(const struct policy *p, double seconds, pid_t hog)
 {
 	static const char path[] = "/dev/shm/policy-bench-lock";
 	static char buf[256 << 10];
 	uint64_t worst = 0, end;
-	pid_t writer;
+	pid_t writer, duty_hog;
 	int fd, n = 0;
+
+	kill(hog, SIGSTOP);
+	duty_hog = start_duty_hog(CPU, 19000, 1000);
 
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)
@@ -74,6 +79,8 @@ static double measure_lock_wait(const struct policy *p, double seconds)
 	}
 	/* A starved writer may still hold the lock: kill it before closing. */
 	stop_task(writer);
+	stop_task(duty_hog);
+	kill(hog, SIGCONT);
 	close(fd);
 	unlink(path);
 	return worst / 1e6;
@@ -137,7 +144,7 @@ int main(int argc, char **argv)
 
 		fprintf(stderr, "policy_bench: measuring %s...\n", p->name);
 		p->share = measure_share(p, seconds);
-		p->lock_wait_ms = measure_lock_wait(p, seconds);
+		p->lock_wait_ms = measure_lock_wait(p, seconds, hog);
 		p->kill_ms = measure_kill(p);
 	}
 	stop_task(hog);

@@ -88,6 +88,29 @@ static inline pid_t start_spinner(int policy, int nice, int cpu)
 	spin_forever();
 }
 
+/*
+ * Start a nice-0 task on @cpu that spins for @busy_us and sleeps for
+ * @idle_us, over and over: it leaves a little idle time in which a
+ * low-priority task runs, enters the kernel and takes locks, and then
+ * preempts it there.
+ */
+static inline pid_t start_duty_hog(int cpu, unsigned int busy_us, unsigned int idle_us)
+{
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return pid;
+	if (pin_to_cpu(0, cpu))
+		_exit(101);
+	for (;;) {
+		uint64_t end = now_ns() + busy_us * 1000ull;
+
+		while (now_ns() < end)
+			;
+		usleep(idle_us);
+	}
+}
+
 static inline void stop_task(pid_t pid)
 {
 	kill(pid, SIGKILL);
