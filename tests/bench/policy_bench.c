@@ -16,8 +16,6 @@
  */
 #include "../kernel/idlebatch.h"
 
-#include <fcntl.h>
-
 #define CPU 1
 
 struct policy {
@@ -44,45 +42,12 @@ static double measure_share(const struct policy *p, double seconds)
 
 static double measure_lock_wait(const struct policy *p, double seconds, pid_t hog)
 {
-	static const char path[] = "/dev/shm/policy-bench-lock";
-	static char buf[256 << 10];
-	uint64_t worst = 0, end;
-	pid_t writer, duty_hog;
-	int fd, n = 0;
+	uint64_t worst, writer_ns;
 
+	/* The steady hog waits: this figure wants a hog that leaves gaps. */
 	kill(hog, SIGSTOP);
-	duty_hog = start_duty_hog(CPU, 19000, 1000);
-
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0)
-		return -1;
-	writer = fork();
-	if (writer == 0) {
-		pin_to_cpu(0, CPU);
-		setpriority(PRIO_PROCESS, 0, p->nice);
-		set_policy(0, p->policy);
-		for (;;)
-			if (pwrite(fd, buf, sizeof(buf), 0) < 0)
-				_exit(1);
-	}
-	usleep(300000);
-	end = now_ns() + (uint64_t)(seconds * 1e9);
-	while (now_ns() < end) {
-		uint64_t t0 = now_ns(), d;
-
-		if (pwrite(fd, "x", 1, sizeof(buf) + n++) != 1)
-			break;
-		d = now_ns() - t0;
-		if (d > worst)
-			worst = d;
-		usleep(1000);
-	}
-	/* A starved writer may still hold the lock: kill it before closing. */
-	stop_task(writer);
-	stop_task(duty_hog);
+	worst = worst_lock_wait(CPU, p->policy, p->nice, seconds, &writer_ns);
 	kill(hog, SIGCONT);
-	close(fd);
-	unlink(path);
 	return worst / 1e6;
 }
 

@@ -8,6 +8,7 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -132,6 +133,59 @@ static inline uint64_t cputime_ns(pid_t pid)
 		ns = 0;
 	fclose(f);
 	return ns;
+}
+
+/*
+ * A writer of @policy and @nice rewrites a tmpfs file (each write() holds
+ * the inode's i_rwsem while it copies) on @cpu, which it shares with a
+ * nice-0 task that leaves 5% idle time; the caller, moved to CPU 0,
+ * appends to the same file for @seconds.  Returns the worst wait of an
+ * append in ns, and the writer's CPU time in *@writer_ns.  The writer runs
+ * in the idle time and is preempted inside write() now and then: a
+ * SCHED_IDLE writer then holds the lock about ten times as long as a
+ * nice-0 one; an idle-batch writer competes as a nice-0 task until it has
+ * left the kernel.
+ */
+static inline uint64_t worst_lock_wait(int cpu, int policy, int nice, double seconds,
+				       uint64_t *writer_ns)
+{
+	static const char path[] = "/dev/shm/idlebatch-lock-wait";
+	static char buf[256 << 10];
+	uint64_t worst = 0, t_end;
+	pid_t writer, duty_hog;
+	int fd, n = 0;
+
+	duty_hog = start_duty_hog(cpu, 19000, 1000);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	writer = fork();
+	if (writer == 0) {
+		pin_to_cpu(0, cpu);
+		setpriority(PRIO_PROCESS, 0, nice);
+		set_policy(0, policy);
+		for (;;)
+			if (pwrite(fd, buf, sizeof(buf), 0) < 0)
+				_exit(1);
+	}
+	pin_to_cpu(0, 0);
+	usleep(300000);
+	t_end = now_ns() + (uint64_t)(seconds * 1e9);
+	while (fd >= 0 && now_ns() < t_end) {
+		uint64_t t0 = now_ns(), d;
+
+		if (pwrite(fd, "x", 1, sizeof(buf) + n++) != 1)
+			break;
+		d = now_ns() - t0;
+		if (d > worst)
+			worst = d;
+		usleep(1000);
+	}
+	*writer_ns = cputime_ns(writer);
+	/* A starved writer may still hold the lock: kill it before closing. */
+	stop_task(writer);
+	stop_task(duty_hog);
+	close(fd);
+	unlink(path);
+	return worst;
 }
 
 /* Field @n (1-based, as in proc(5)) of /proc/PID/stat, from field 3 on. */

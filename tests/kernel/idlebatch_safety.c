@@ -8,7 +8,6 @@
  */
 #include "idlebatch.h"
 
-#include <fcntl.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
@@ -70,63 +69,14 @@ static uint64_t wait_state(pid_t pid, char want, uint64_t timeout_ns)
 	return now_ns() - t0;
 }
 
-/*
- * A writer of @policy rewrites a tmpfs file (each write() holds the
- * inode's i_rwsem while it copies) on a CPU it shares with a nice-0 task
- * that leaves 5% idle time; a nice-0 task on CPU 0 appends to the same
- * file for 3 s.  Returns the worst wait of an append, in ns.  The writer
- * runs in the idle time and is preempted inside write() now and then: a
- * SCHED_IDLE writer then holds the lock about ten times as long as a
- * nice-0 one (make bench); an idle-batch writer competes as a nice-0
- * task until it has left the kernel.
- */
-static uint64_t worst_lock_wait(int policy, uint64_t *writer_ns)
-{
-	static const char path[] = "/dev/shm/idlebatch-lock-test";
-	static char buf[256 << 10];
-	uint64_t worst = 0, t_end;
-	pid_t writer, duty_hog;
-	int fd, n = 0;
-
-	duty_hog = start_duty_hog(CPU, 19000, 1000);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	writer = fork();
-	if (writer == 0) {
-		pin_to_cpu(0, CPU);
-		set_policy(0, policy);
-		for (;;)
-			if (pwrite(fd, buf, sizeof(buf), 0) < 0)
-				_exit(1);
-	}
-	pin_to_cpu(0, 0);
-	usleep(300000);
-	t_end = now_ns() + 3000000000ull;
-	while (fd >= 0 && now_ns() < t_end) {
-		uint64_t t0 = now_ns(), d;
-
-		if (pwrite(fd, "x", 1, sizeof(buf) + n++) != 1)
-			break;
-		d = now_ns() - t0;
-		if (d > worst)
-			worst = d;
-		usleep(1000);
-	}
-	*writer_ns = cputime_ns(writer);
-	stop_task(writer);
-	stop_task(duty_hog);
-	close(fd);
-	unlink(path);
-	return worst;
-}
-
 TEST_F(safety, a_kernel_lock_it_holds_is_released_promptly)
 {
 	uint64_t normal, batch, normal_cpu, batch_cpu;
 
 	/* This test wants a hog with gaps: the fixture's steady one waits. */
 	kill(self->hog, SIGSTOP);
-	normal = worst_lock_wait(SCHED_OTHER, &normal_cpu);
-	batch = worst_lock_wait(SCHED_IDLEBATCH, &batch_cpu);
+	normal = worst_lock_wait(CPU, SCHED_OTHER, 0, 3.0, &normal_cpu);
+	batch = worst_lock_wait(CPU, SCHED_IDLEBATCH, 0, 3.0, &batch_cpu);
 	kill(self->hog, SIGCONT);
 	TH_LOG("worst wait for the lock: nice-0 writer %.1f ms, idle-batch writer %.1f ms "
 	       "(it ran %.0f ms)", normal / 1e6, batch / 1e6, batch_cpu / 1e6);
