@@ -41,11 +41,12 @@ check_version() {
 }
 
 make_base() {
+	# Refuse a wrong tree before the old one is thrown away.
+	[ -z "$ksrc" ] || check_version "$ksrc"
 	echo "kernel-tree: creating base tree in $tree from $origin"
 	rm -rf "$tree"
 	mkdir -p "$tree"
 	if [ -n "$ksrc" ]; then
-		check_version "$ksrc"
 		rsync -a --exclude=/.git "$ksrc"/ "$tree"/
 	else
 		tar -xJf "$tarball" -C "$tree" --strip-components=1
