@@ -62,10 +62,6 @@ make_base() {
 		git_ commit -q --no-verify -m "Linux $kv (base: $origin)"
 	git_ tag -f base >/dev/null
 	git_ update-ref refs/idlebatch/origin "$(echo "$origin" | git_ hash-object -w --stdin)"
-	# kbuild refuses O= builds from a source tree that has build outputs.
-	if git_ ls-files -o --exclude-standard | grep -q .; then
-		die "the base tree has untracked files"
-	fi
 }
 
 current_origin=""

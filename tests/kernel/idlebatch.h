@@ -188,27 +188,33 @@ static inline uint64_t worst_lock_wait(int cpu, int policy, int nice, double sec
 	return worst;
 }
 
-/* Field @n (1-based, as in proc(5)) of /proc/PID/stat, from field 3 on. */
-static inline long long stat_field(pid_t pid, int n)
+/*
+ * Read /proc/PID/stat into @buf and return where field 3 (the state)
+ * starts, after the command name, which may hold spaces; NULL on error.
+ */
+static inline char *stat_fields(pid_t pid, char *buf, size_t size)
 {
-	char path[64], buf[4096], *p;
-	long long value = -1;
+	char path[64], *p;
 	FILE *f;
-	int field;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	f = fopen(path, "r");
 	if (!f)
-		return -1;
-	p = fgets(buf, sizeof(buf), f);
+		return NULL;
+	p = fgets(buf, size, f);
 	fclose(f);
-	if (!p)
-		return -1;
-	p = strrchr(buf, ')');
-	if (!p)
-		return -1;
-	p += 2;				/* field 3, the state */
-	for (field = 3; field < n && p; field++) {
+	if (!p || !(p = strrchr(buf, ')')))
+		return NULL;
+	return p + 2;
+}
+
+/* Field @n (1-based, as in proc(5)) of /proc/PID/stat, from field 3 on. */
+static inline long long stat_field(pid_t pid, int n)
+{
+	char buf[4096], *p = stat_fields(pid, buf, sizeof(buf));
+	long long value = -1;
+
+	for (int field = 3; field < n && p; field++) {
 		p = strchr(p, ' ');
 		if (p)
 			p++;
@@ -220,18 +226,9 @@ static inline long long stat_field(pid_t pid, int n)
 
 static inline char task_state(pid_t pid)
 {
-	char path[64], buf[4096], *p;
-	FILE *f;
+	char buf[4096], *p = stat_fields(pid, buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return '?';
-	p = fgets(buf, sizeof(buf), f);
-	fclose(f);
-	if (!p || !(p = strrchr(buf, ')')))
-		return '?';
-	return p[2];
+	return p ? *p : '?';
 }
 
 /* Share of one CPU that @pid used over @seconds, in percent. */

@@ -48,6 +48,17 @@ static pid_t add_parked(struct _test_data_safety *self)
 	return pid;
 }
 
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), ret = -1;
+
+	if (fd >= 0) {
+		ret = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -1;
+		close(fd);
+	}
+	return ret;
+}
+
 /* Is @pid starved: no more than 1 ms of CPU time over 300 ms? */
 static int starved(pid_t pid)
 {
@@ -189,8 +200,6 @@ TEST_F(safety, ptrace_attach_stops_a_parked_task_promptly)
 	ASSERT_EQ(0, ptrace(PTRACE_DETACH, pid, 0, 0));
 }
 
-static int write_file(const char *path, const char *s);
-
 static int cgroup_frozen(const char *events)
 {
 	char line[128];
@@ -258,17 +267,6 @@ TEST_F(safety, an_affinity_change_moves_a_parked_task)
 	TH_LOG("share on idle CPU 0: %.1f%%, now on CPU %lld", share, stat_field(pid, 39));
 	EXPECT_EQ(0, stat_field(pid, 39));
 	EXPECT_GT(share, 70.0);
-}
-
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), ret = -1;
-
-	if (fd >= 0) {
-		ret = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -1;
-		close(fd);
-	}
-	return ret;
 }
 
 TEST_F(safety, a_cgroup_move_keeps_a_parked_task)
