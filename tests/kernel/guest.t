@@ -6,10 +6,11 @@
 # whose plan is short, and a guest kernel log with a WARNING, BUG, lockdep
 # report or RCU stall, are failures too.
 # Usage: tests/kernel/guest.t [NAME...]   (default: all programs)
+#   GUEST_BIN=DIR takes the programs from DIR, GUEST_SMP=N boots N CPUs.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-bin=$top/build/tests/kernel
+bin=${GUEST_BIN:-$top/build/tests/kernel}
 smp=${GUEST_SMP:-2}
 scratch=$(mktemp -d "$top/build/vm/kernel-tests.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
@@ -20,7 +21,7 @@ if [ ${#names[@]} -eq 0 ]; then
 fi
 
 echo "# guest: $smp CPUs, kernel ${VM_KERNEL:-build/bzImage-full}"
-"$top/tests/vm/run" --smp "$smp" --scratch "$scratch" --log "$top/build/vm/kernel-tests.log" \
+"$top/tests/vm/run" --smp "$smp" --scratch "$scratch" --log "$top/build/vm/$(basename "$bin").log" \
 	-- "$top/tests/kernel/in-guest" "$bin" "${names[@]}"
 vm_rc=$?
 
@@ -54,6 +55,6 @@ n=$((n + 1))
 if [ $vm_rc -eq 0 ]; then
 	echo "ok $n - guest kernel log is clean and the guest finished"
 else
-	echo "not ok $n - guest run failed with status $vm_rc (kernel log: build/vm/kernel-tests.log)"
+	echo "not ok $n - guest run failed with status $vm_rc (kernel log: build/vm/$(basename "$bin").log)"
 fi
 echo "1..$n"
