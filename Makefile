@@ -62,6 +62,7 @@ demo: deps kernel tests
 # Benchmarks (not tests): ratios against a baseline measured in the same run.
 bench: deps kernel tests
 	@tests/vm/run --kernel $(KERNEL) --smp 2 --timeout 1200 -- build/tests/bin/policy_bench
+	@tests/bench/overhead
 
 vm: deps kernel
 	@tests/vm/run --kernel $(KERNEL) --smp 4 --shell

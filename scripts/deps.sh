@@ -14,7 +14,7 @@ packages=(
 	# test bed
 	qemu-system-x86 busybox-static util-linux procps
 	# tracing and the tools/plugins
-	trace-cmd libtraceevent-dev libtracefs-dev libtracecmd-dev
+	trace-cmd libtraceevent-dev libtracefs-dev libtracecmd-dev linux-perf bpftrace
 	libkshark-dev libjson-c-dev libncurses-dev pkg-config
 	# workloads for tests and benchmarks
 	stress-ng rt-tests

@@ -7,6 +7,8 @@
 #             BUILD_DIR/obj-NAME/arch/x86/boot/bzImage, linked as
 #             BUILD_DIR/bzImage-NAME
 #   FRAGMENT  extra config fragments, merged last
+#   DEBUG_CONFIG=0 in the environment leaves tests/config/debug.config
+#   out (benchmark kernels: no lockdep or other debug overhead)
 #
 # The configuration is tinyconfig plus tests/config/base.config,
 # debug.config, preempt-PREEMPT.config and the extra fragments.  It is
@@ -32,7 +34,9 @@ full|voluntary|none) ;;
 esac
 [ -d "$tree/.git" ] || die "$tree is missing: run 'make kernel-tree' first"
 
-fragments=("$cfgdir/base.config" "$cfgdir/debug.config" "$cfgdir/preempt-$preempt.config")
+fragments=("$cfgdir/base.config")
+[ "${DEBUG_CONFIG:-1}" = 0 ] || fragments+=("$cfgdir/debug.config")
+fragments+=("$cfgdir/preempt-$preempt.config")
 for f in "${extra[@]}"; do
 	fragments+=("$(realpath "$f")")
 done

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /proc/batchstat: the idle-batch class on each online CPU -- its queue,
+ * its idle history and its counters -- and /proc/PID/batchstat: one
+ * task's.  Both are read without any global lock.  The formats are
+ * documented in Documentation/scheduler/sched-idlebatch.rst; tools parse
+ * the per-CPU lines by position and must check the version.
+ *
+ * Built as part of build_utility.c.
+ */
+
+/* Bump when a field changes meaning; new fields are added at line ends. */
+#define BATCHSTAT_VERSION	1
+
+static int batchstat_show(struct seq_file *m, void *v)
+{
+	u16 history[IDLEBATCH_HISTORY];
+	int cpu, i;
+
+	seq_printf(m, "version %d\n", BATCHSTAT_VERSION);
+	seq_printf(m, "timestamp %llu\n", ktime_get_ns());
+
+	for_each_online_cpu(cpu) {
+		struct rq *rq = cpu_rq(cpu);
+		struct batch_rq *batch_rq = &rq->batch;
+		unsigned int nr = READ_ONCE(batch_rq->nr_running), running;
+		unsigned int avg = idlebatch_read_history(cpu, history);
+		u64 now, idle = idlebatch_idle_time(cpu, &now);
+		u64 run = READ_ONCE(batch_rq->run_ns);
+
+		rcu_read_lock();
+		running = rcu_dereference(rq->curr)->sched_class == &batch_sched_class;
+		rcu_read_unlock();
+		running = min(running, nr);
+
+		seq_printf(m, "cpu%d %u %u %u", cpu, nr - running, running, avg);
+		for (i = 0; i < IDLEBATCH_HISTORY; i++)
+			seq_printf(m, " %u", history[i]);
+		seq_printf(m, " %llu", READ_ONCE(batch_rq->nr_parks));
+		for (i = 0; i < IDLEBATCH_UNPARK_REASONS; i++)
+			seq_printf(m, " %llu", READ_ONCE(batch_rq->nr_unparks[i]));
+		/* Idle time counts idle-batch run time too; show them apart. */
+		seq_printf(m, " %llu %llu %llu %llu\n",
+			   READ_ONCE(batch_rq->nr_migrations_in),
+			   READ_ONCE(batch_rq->nr_migrations_out),
+			   run, idle > run ? idle - run : 0);
+	}
+	return 0;
+}
+
+/*
+ * /proc/PID/batchstat: "STATE PARKS PARKED_NS", where STATE is P (parked),
+ * R (running in the idle-batch class), N (in fair: runnable or sleeping,
+ * at its nice value) or - (not an idle-batch task), PARKS the times it was
+ * parked and PARKED_NS the time it spent parked, both since fork.
+ */
+int proc_pid_batchstat(struct seq_file *m, struct pid_namespace *ns,
+		       struct pid *pid, struct task_struct *p)
+{
+	unsigned long parks;
+	struct rq_flags rf;
+	u64 parked, now;
+	struct rq *rq;
+	char state;
+
+	rq = task_rq_lock(p, &rf);
+	if (!task_has_idlebatch_policy(p) && p->sched_class != &batch_sched_class)
+		state = '-';
+	else if (p->sched_class != &batch_sched_class)
+		state = 'N';
+	else
+		state = task_current(rq, p) ? 'R' : 'P';
+	parks = p->batch.nr_parks;
+	parked = p->batch.parked_sum;
+	if (p->batch.parked_at) {
+		now = sched_clock_cpu(cpu_of(rq));
+		if (now > p->batch.parked_at)
+			parked += now - p->batch.parked_at;
+	}
+	task_rq_unlock(rq, p, &rf);
+
+	seq_printf(m, "%c %lu %llu\n", state, parks, parked);
+	return 0;
+}
+
+static int __init batchstat_init(void)
+{
+	proc_create_single("batchstat", 0444, NULL, batchstat_show);
+	return 0;
+}
+subsys_initcall(batchstat_init);
