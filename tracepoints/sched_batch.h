@@ -51,45 +51,23 @@ enum sched_batch_queue {
 };
 #endif /* _SCHED_BATCH_TRACE_ENUMS */
 
-#define SCHED_BATCH_DECISIONS					\
-	EM(SCHED_BATCH_PARKED,		"parked")		\
-	EM(SCHED_BATCH_REQUEUED,	"requeued")		\
-	EM(SCHED_BATCH_KEPT_SIGNAL,	"signal_pending")	\
-	EM(SCHED_BATCH_KEPT_PI,		"pi_boosted")		\
-	EM(SCHED_BATCH_KEPT_EXITING,	"exiting")		\
-	EM(SCHED_BATCH_KEPT_NOT_QUEUED,	"not_runnable")		\
-	EMe(SCHED_BATCH_KEPT_WORK,	"exit_work_pending")
-
-#define SCHED_BATCH_UNPARK_REASONS				\
-	EM(SCHED_BATCH_UNPARK_PICKED,	"picked")		\
-	EM(SCHED_BATCH_UNPARK_SIGNAL,	"signal")		\
-	EM(SCHED_BATCH_UNPARK_PI,	"pi")			\
-	EMe(SCHED_BATCH_UNPARK_POLICY,	"policy")
-
-#define SCHED_BATCH_MIGRATE_KINDS				\
-	EM(SCHED_BATCH_MIGRATE_BALANCE,	"balance")		\
-	EM(SCHED_BATCH_MIGRATE_PULL,	"pull")			\
-	EMe(SCHED_BATCH_MIGRATE_SWAP,	"swap")
-
-#define SCHED_BATCH_QUEUES					\
-	EM(SCHED_BATCH_QUEUE_ACTIVE,	"active")		\
-	EMe(SCHED_BATCH_QUEUE_EXPIRED,	"expired")
-
 /* Export the values so that user space can decode the fields */
-#undef EM
-#undef EMe
-#define EM(a, b)	TRACE_DEFINE_ENUM(a);
-#define EMe(a, b)	TRACE_DEFINE_ENUM(a);
-
-SCHED_BATCH_DECISIONS
-SCHED_BATCH_UNPARK_REASONS
-SCHED_BATCH_MIGRATE_KINDS
-SCHED_BATCH_QUEUES
-
-#undef EM
-#undef EMe
-#define EM(a, b)	{ a, b },
-#define EMe(a, b)	{ a, b }
+TRACE_DEFINE_ENUM(SCHED_BATCH_PARKED);
+TRACE_DEFINE_ENUM(SCHED_BATCH_REQUEUED);
+TRACE_DEFINE_ENUM(SCHED_BATCH_KEPT_SIGNAL);
+TRACE_DEFINE_ENUM(SCHED_BATCH_KEPT_PI);
+TRACE_DEFINE_ENUM(SCHED_BATCH_KEPT_EXITING);
+TRACE_DEFINE_ENUM(SCHED_BATCH_KEPT_NOT_QUEUED);
+TRACE_DEFINE_ENUM(SCHED_BATCH_KEPT_WORK);
+TRACE_DEFINE_ENUM(SCHED_BATCH_UNPARK_PICKED);
+TRACE_DEFINE_ENUM(SCHED_BATCH_UNPARK_SIGNAL);
+TRACE_DEFINE_ENUM(SCHED_BATCH_UNPARK_PI);
+TRACE_DEFINE_ENUM(SCHED_BATCH_UNPARK_POLICY);
+TRACE_DEFINE_ENUM(SCHED_BATCH_MIGRATE_BALANCE);
+TRACE_DEFINE_ENUM(SCHED_BATCH_MIGRATE_PULL);
+TRACE_DEFINE_ENUM(SCHED_BATCH_MIGRATE_SWAP);
+TRACE_DEFINE_ENUM(SCHED_BATCH_QUEUE_ACTIVE);
+TRACE_DEFINE_ENUM(SCHED_BATCH_QUEUE_EXPIRED);
 
 /*
  * The user-mode preemption point: an idle-batch task is preempted on its
@@ -117,7 +95,14 @@ TRACE_EVENT(sched_batch_user_preempt,
 
 	TP_printk("comm=%s pid=%d cpu=%d decision=%s",
 		  __entry->comm, __entry->pid, __entry->cpu,
-		  __print_symbolic(__entry->decision, SCHED_BATCH_DECISIONS))
+		  __print_symbolic(__entry->decision,
+				   { SCHED_BATCH_PARKED,		"parked" },
+				   { SCHED_BATCH_REQUEUED,		"requeued" },
+				   { SCHED_BATCH_KEPT_SIGNAL,		"signal_pending" },
+				   { SCHED_BATCH_KEPT_PI,		"pi_boosted" },
+				   { SCHED_BATCH_KEPT_EXITING,		"exiting" },
+				   { SCHED_BATCH_KEPT_NOT_QUEUED,	"not_runnable" },
+				   { SCHED_BATCH_KEPT_WORK,		"exit_work_pending" }))
 );
 
 /* A task is set aside in its CPU's batch queue. */
@@ -147,7 +132,9 @@ TRACE_EVENT(sched_batch_park,
 
 	TP_printk("comm=%s pid=%d cpu=%d queue=%s nr_queued=%u slice_left=%llu",
 		  __entry->comm, __entry->pid, __entry->cpu,
-		  __print_symbolic(__entry->queue, SCHED_BATCH_QUEUES),
+		  __print_symbolic(__entry->queue,
+				   { SCHED_BATCH_QUEUE_ACTIVE,	"active" },
+				   { SCHED_BATCH_QUEUE_EXPIRED,	"expired" }),
 		  __entry->nr_queued, __entry->slice_left)
 );
 
@@ -176,7 +163,11 @@ TRACE_EVENT(sched_batch_unpark,
 
 	TP_printk("comm=%s pid=%d cpu=%d reason=%s parked_ns=%llu",
 		  __entry->comm, __entry->pid, __entry->cpu,
-		  __print_symbolic(__entry->reason, SCHED_BATCH_UNPARK_REASONS),
+		  __print_symbolic(__entry->reason,
+				   { SCHED_BATCH_UNPARK_PICKED,	"picked" },
+				   { SCHED_BATCH_UNPARK_SIGNAL,	"signal" },
+				   { SCHED_BATCH_UNPARK_PI,	"pi" },
+				   { SCHED_BATCH_UNPARK_POLICY,	"policy" }),
 		  __entry->parked_ns)
 );
 
@@ -220,7 +211,10 @@ TRACE_EVENT(sched_batch_migrate,
 		  __entry->comm, __entry->pid, __entry->src_cpu, __entry->dst_cpu,
 		  __entry->src_nr, __entry->dst_nr,
 		  __entry->src_idle_avg, __entry->dst_idle_avg,
-		  __print_symbolic(__entry->kind, SCHED_BATCH_MIGRATE_KINDS))
+		  __print_symbolic(__entry->kind,
+				   { SCHED_BATCH_MIGRATE_BALANCE,	"balance" },
+				   { SCHED_BATCH_MIGRATE_PULL,		"pull" },
+				   { SCHED_BATCH_MIGRATE_SWAP,		"swap" }))
 );
 
 /* A task used up its timeslice and gets a new one of @slice ns. */
