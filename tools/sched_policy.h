@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Scheduling policies by number and name, and sched_setattr(), for the
- * tools.  SCHED_IDLEBATCH is 8 (include/uapi/linux/sched.h with the
+ * Scheduling policies by number and name, for the tools.  SCHED_IDLEBATCH is 8 (include/uapi/linux/sched.h with the
  * idle-batch series); C libraries do not know it yet.
  */
 #ifndef TOOLS_SCHED_POLICY_H
@@ -9,9 +8,8 @@
 
 #include <sched.h>
 #include <stdbool.h>
-#include <stdint.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+
+#include "sched_attr.h"
 
 #ifndef SCHED_BATCH
 #define SCHED_BATCH		3
@@ -29,23 +27,6 @@
 #ifndef SCHED_RESET_ON_FORK
 #define SCHED_RESET_ON_FORK	0x40000000
 #endif
-
-/* The kernel's struct sched_attr (first version, 48 bytes) */
-struct sched_attr {
-	uint32_t size;
-	uint32_t sched_policy;
-	uint64_t sched_flags;
-	int32_t sched_nice;
-	uint32_t sched_priority;
-	uint64_t sched_runtime;
-	uint64_t sched_deadline;
-	uint64_t sched_period;
-};
-
-static inline int sched_setattr(pid_t pid, struct sched_attr *attr, unsigned int flags)
-{
-	return (int)syscall(SYS_sched_setattr, pid, attr, flags);
-}
 
 /* The name of a policy, as chrt and the kernel headers spell it */
 static inline const char *policy_name(int policy)

@@ -9,18 +9,20 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "sched_attr.h"
+#include "../../tools/sched_attr.h"
 
 #ifndef SCHED_IDLEBATCH
 #define SCHED_IDLEBATCH 8
@@ -240,6 +242,31 @@ static inline double cpu_share(pid_t pid, double seconds)
 	c1 = cputime_ns(pid);
 	t1 = now_ns();
 	return 100.0 * (double)(c1 - c0) / (double)(t1 - t0);
+}
+
+/* A process-shared PI mutex and a flag, in memory shared with children */
+struct pi_shared {
+	pthread_mutex_t lock;
+	volatile int locked;
+};
+
+static inline struct pi_shared *pi_shared_create(void)
+{
+	struct pi_shared *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pthread_mutexattr_t attr;
+
+	if (sh == MAP_FAILED)
+		return NULL;
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_INHERIT);
+	if (pthread_mutex_init(&sh->lock, &attr)) {
+		munmap(sh, sizeof(*sh));
+		return NULL;
+	}
+	sh->locked = 0;
+	return sh;
 }
 
 /* Was the guest kernel built with CONFIG_SCHED_IDLEBATCH=y? */

@@ -342,11 +342,6 @@ TEST_F(safety, synchronize_rcu_tasks_does_not_wait_for_parked_tasks)
 	write_file(path, "");
 }
 
-struct pi_shared {
-	pthread_mutex_t lock;
-	volatile int locked;
-};
-
 static double thread_cpu_s(void)
 {
 	struct timespec ts;
@@ -357,20 +352,14 @@ static double thread_cpu_s(void)
 
 TEST_F(safety, a_parked_pi_futex_owner_is_boosted)
 {
-	pthread_mutexattr_t attr;
 	struct pi_shared *sh;
 	struct timespec deadline;
 	uint64_t t0;
 	pid_t owner;
 	int ret;
 
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, sh);
-	pthread_mutexattr_init(&attr);
-	pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
-	pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_INHERIT);
-	ASSERT_EQ(0, pthread_mutex_init(&sh->lock, &attr));
-	sh->locked = 0;
+	sh = pi_shared_create();
+	ASSERT_NE(NULL, sh);
 
 	owner = fork();
 	if (owner == 0) {

@@ -419,26 +419,15 @@ TEST_F(trace, unpark_reasons)
 	EXPECT_EQ(1, count_events("unpark", self->pids[2], "reason", "policy"));
 }
 
-struct pi_shared {
-	pthread_mutex_t lock;
-	volatile int locked;
-};
-
 /* A PI futex waiter unparks the parked owner, for reason "pi" */
 TEST_F(trace, unpark_for_pi)
 {
-	pthread_mutexattr_t attr;
 	struct timespec deadline;
 	struct pi_shared *sh;
 	pid_t owner;
 
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, sh);
-	pthread_mutexattr_init(&attr);
-	pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
-	pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_INHERIT);
-	ASSERT_EQ(0, pthread_mutex_init(&sh->lock, &attr));
-	sh->locked = 0;
+	sh = pi_shared_create();
+	ASSERT_NE(NULL, sh);
 	self->pids[self->n++] = start_spinner(SCHED_OTHER, 0, CPU);
 
 	owner = fork();

@@ -5,8 +5,8 @@
  * struct sched_param, so the layout (include/uapi/linux/sched/types.h) is
  * written out here.
  */
-#ifndef TESTS_SCHED_ATTR_H
-#define TESTS_SCHED_ATTR_H
+#ifndef TOOLS_SCHED_ATTR_H
+#define TOOLS_SCHED_ATTR_H
 
 #include <stdint.h>
 #include <sys/syscall.h>
