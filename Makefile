@@ -18,9 +18,9 @@ T       ?=
 TREE    := $(BUILD)/linux
 KERNEL  := $(BUILD)/bzImage-$(PREEMPT)
 
-.PHONY: all deps kernel-tree kernel series export-patches tests check check-preempt demo bench vm clean distclean
+.PHONY: all deps kernel-tree kernel series export-patches tools tests check check-preempt demo bench vm clean distclean
 
-all: kernel tests
+all: kernel tools tests
 
 deps:
 	@scripts/deps.sh
@@ -39,11 +39,15 @@ series: kernel-tree
 export-patches:
 	@scripts/export-patches.sh $(BUILD)
 
+# The tools (setbatch): build/tools/, and sanitized builds for the tests.
+tools:
+	@$(MAKE) -s -C tools BUILD=$(abspath $(BUILD))
+
 # Test programs: host-side unit tests and the in-guest kernel tests.
 tests: kernel-tree
 	@$(MAKE) -s -C tests BUILD=$(abspath $(BUILD))
 
-check: deps kernel tests
+check: deps kernel tools tests
 	@VM_KERNEL=$(abspath $(KERNEL)) tests/run-all $(T)
 
 # The in-guest kernel tests under each preemption model: three kernels,
