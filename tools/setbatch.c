@@ -126,7 +126,8 @@ static int change_task(pid_t tid, const struct options *o, bool quiet)
 	if (sched_setattr(tid, &attr, 0))
 		goto fail;
 	if (!quiet)
-		printf("pid %d: %s, nice %d (was %s)\n", tid, policy_name(attr.sched_policy),
+		printf("pid %d: %s, nice %d (was %s)\n", tid ? tid : getpid(),
+		       policy_name(attr.sched_policy),
 		       nice, policy_name(old & ~SCHED_RESET_ON_FORK));
 	return EXIT_OK;
 
