@@ -57,27 +57,35 @@ static int batchstat_show(struct seq_file *m, void *v)
 int proc_pid_batchstat(struct seq_file *m, struct pid_namespace *ns,
 		       struct pid *pid, struct task_struct *p)
 {
+	u64 parked_at, parked, now;
 	unsigned long parks;
-	struct rq_flags rf;
-	u64 parked, now;
-	struct rq *rq;
+	int tries = 3;
 	char state;
 
-	rq = task_rq_lock(p, &rf);
-	if (!task_has_idlebatch_policy(p) && p->sched_class != &batch_sched_class)
-		state = '-';
-	else if (p->sched_class != &batch_sched_class)
-		state = 'N';
+	/*
+	 * Without locks: any user may read this in a loop, and must not
+	 * contend for the task's runqueue.  The three fields change together
+	 * under that lock, so read until parked_at stands still around them.
+	 */
+	do {
+		parked_at = READ_ONCE(p->batch.parked_at);
+		/* parked_at before the totals ... */
+		smp_rmb();
+		parks = READ_ONCE(p->batch.nr_parks);
+		parked = READ_ONCE(p->batch.parked_sum);
+		/* ... and again after them */
+		smp_rmb();
+	} while (READ_ONCE(p->batch.parked_at) != parked_at && --tries);
+
+	if (READ_ONCE(p->sched_class) != &batch_sched_class)
+		state = task_has_idlebatch_policy(p) ? 'N' : '-';
 	else
-		state = task_current(rq, p) ? 'R' : 'P';
-	parks = p->batch.nr_parks;
-	parked = p->batch.parked_sum;
-	if (p->batch.parked_at) {
-		now = sched_clock_cpu(cpu_of(rq));
-		if (now > p->batch.parked_at)
-			parked += now - p->batch.parked_at;
+		state = task_on_cpu(task_rq(p), p) ? 'R' : 'P';
+	if (parked_at) {
+		now = sched_clock_cpu(task_cpu(p));
+		if (now > parked_at)
+			parked += now - parked_at;
 	}
-	task_rq_unlock(rq, p, &rf);
 
 	seq_printf(m, "%c %lu %llu\n", state, parks, parked);
 	return 0;
