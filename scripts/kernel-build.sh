@@ -67,7 +67,12 @@ if [ "$(cat "$obj/.idlebatch-config" 2>/dev/null)" != "$stamp" ] || [ ! -f "$obj
 				{ echo "kernel-build: requested $sym off, but it is on" >&2; bad=1; }
 			;;
 		esac
-	done < <(cat "${fragments[@]}")
+	done < <(# the last fragment that sets a symbol wins, as in merge_config.sh
+		cat "${fragments[@]}" |
+			awk '{ sym = $0
+			       if (sub(/^# /, "", sym)) sub(/ is not set$/, "", sym); else sub(/=.*/, "", sym)
+			       if (sym ~ /^CONFIG_/) { if (!(sym in last)) order[n++] = sym; last[sym] = $0 } }
+			     END { for (i = 0; i < n; i++) print last[order[i]] }')
 	[ $bad -eq 0 ] || die "the configuration does not match the fragments (a missing dependency?)"
 	echo "$stamp" >"$obj/.idlebatch-config"
 fi
