@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * batchtop: a view of SCHED_IDLEBATCH -- per CPU the idle-batch queue, the
+ * idle history and the rates of parks and migrations, and per idle-batch
+ * task its state, CPU use and time parked.  Rates come from the deltas of
+ * /proc/batchstat and /proc/PID/task/TID/{stat,batchstat} between frames.
+ *
+ * This version has the batch mode (-b, like top -b) and --json; the
+ * interactive ncurses view is still to be written.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "batch_tasks.h"
+#include "batchstat_read.h"
+
+#define BATCHTOP_VERSION	"0.1"
+
+struct options {
+	bool batch, json;
+	long frames;			/* 0: until stopped */
+	double delay;			/* seconds */
+	const char *root;		/* "/" or a recorded tree */
+	const char *replay;		/* DIR/0, DIR/1, ...: recorded frames */
+	pid_t pid;			/* 0: all */
+	long uid;			/* -1: all */
+};
+
+/* One look at the system */
+struct frame {
+	struct batch_snapshot stat;
+	struct batch_task *tasks;
+	int ntasks;
+};
+
+static const char *prog = "batchtop";
+static long clock_ticks;
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: %s -b [-n COUNT] [-d SECONDS] [--json] [-p PID] [-u USER] [--root DIR]\n"
+		"\n"
+		"Shows SCHED_IDLEBATCH at work: per CPU the idle-batch queue, the idle\n"
+		"history of the last 10 s and the parks and migrations per second; per\n"
+		"idle-batch task its state, CPU use and time parked.\n"
+		"\n"
+		"  -b, --batch          plain text frames for scripts and logs, like top -b\n"
+		"  -n, --iterations N   stop after N frames (default: until interrupted)\n"
+		"  -d, --delay SECONDS  between frames (default 1)\n"
+		"      --json           one JSON object per frame, one per line\n"
+		"  -p, --pid PID        only the threads of process PID\n"
+		"  -u, --user USER      only tasks of USER (a name or a number)\n"
+		"      --root DIR       read DIR/proc instead of /proc (recorded snapshots)\n"
+		"      --replay DIR     frames from DIR/0/proc, DIR/1/proc, ... without waiting\n"
+		"  -h, --help           this text\n"
+		"  -V, --version        the version\n",
+		prog);
+}
+
+static int load_frame(const char *root, struct frame *f, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/proc/batchstat", root) >= (int)sizeof(path)) {
+		snprintf(err, errlen, "the root folder's name is too long");
+		return -1;
+	}
+	if (batchstat_read(path, &f->stat, err, errlen))
+		return -1;
+	/* Shorter than the batchstat path, which fitted */
+	if (snprintf(path, sizeof(path), "%s/proc", root) >= (int)sizeof(path))
+		return -1;
+	f->ntasks = batch_tasks_scan(path, &f->tasks);
+	if (f->ntasks < 0) {
+		if (snprintf(err, errlen, "%s/proc: %s", root, "cannot read it") >= (int)errlen)
+			err[errlen - 1] = 0;
+		batchstat_free(&f->stat);
+		return -1;
+	}
+	return 0;
+}
+
+static void free_frame(struct frame *f)
+{
+	batchstat_free(&f->stat);
+	free(f->tasks);
+	f->tasks = NULL;
+	f->ntasks = 0;
+}
+
+static const struct batch_task *find_task(const struct frame *f, pid_t tid)
+{
+	for (int i = 0; i < f->ntasks; i++)
+		if (f->tasks[i].tid == tid)
+			return &f->tasks[i];
+	return NULL;
+}
+
+static bool shown(const struct batch_task *t, const struct options *o)
+{
+	return (!o->pid || t->pid == o->pid) && (o->uid < 0 || (long)t->uid == o->uid);
+}
+
+static const char *user_name(uid_t uid, char *buf, size_t size)
+{
+	struct passwd *pw = getpwuid(uid);
+
+	if (pw)
+		snprintf(buf, size, "%s", pw->pw_name);
+	else
+		snprintf(buf, size, "%u", (unsigned int)uid);
+	return buf;
+}
+
+static const char *state_word(char s)
+{
+	switch (s) {
+	case 'P': return "parked";
+	case 'R': return "running";
+	case 'N': return "kernel";
+	default: return "?";
+	}
+}
+
+/* The history as ten digits, newest first: 9 is 90-100% idle */
+static void history_digits(const struct batch_cpu *c, char out[BATCHSTAT_HISTORY + 1])
+{
+	for (int i = 0; i < BATCHSTAT_HISTORY; i++) {
+		unsigned int v = c->history[i] / 100;
+
+		out[i] = (char)('0' + (v > 9 ? 9 : v));
+	}
+	out[BATCHSTAT_HISTORY] = 0;
+}
+
+static double rate(unsigned long long now, unsigned long long before, double dt)
+{
+	return dt > 0 && now >= before ? (now - before) / dt : 0;
+}
+
+static void print_text(const struct frame *prev, const struct frame *cur, double dt,
+		       const struct options *o)
+{
+	int parked = 0, running = 0, kernel = 0, n = 0;
+	char hist[BATCHSTAT_HISTORY + 1], user[32];
+
+	for (int i = 0; i < cur->ntasks; i++) {
+		if (!shown(&cur->tasks[i], o))
+			continue;
+		n++;
+		parked += cur->tasks[i].batch_state == 'P';
+		running += cur->tasks[i].batch_state == 'R';
+		kernel += cur->tasks[i].batch_state == 'N';
+	}
+	printf("batchtop: %d CPUs, batchstat version %d, %.1f s between frames\n",
+	       cur->stat.ncpu, cur->stat.version, dt);
+	printf("idle-batch tasks: %d (%d running, %d parked, %d in the kernel or asleep)\n",
+	       n, running, parked, kernel);
+	printf("CPU  QUEUED RUN  IDLE10S  HISTORY     PARKS/S  MIGR/S\n");
+	for (int i = 0; i < cur->stat.ncpu; i++) {
+		const struct batch_cpu *c = &cur->stat.cpu[i];
+		const struct batch_cpu *p = prev ? batchstat_cpu(&prev->stat, c->cpu) : NULL;
+
+		history_digits(c, hist);
+		printf("%3d  %6u %3u  %6.1f%%  %s %8.1f %7.1f\n", c->cpu, c->waiting, c->running,
+		       c->idle_avg / 10.0, hist, p ? rate(c->parks, p->parks, dt) : 0,
+		       p ? rate(c->migrations_in + c->migrations_out,
+				p->migrations_in + p->migrations_out, dt) : 0);
+	}
+	printf("\n    PID     TID USER       NI CPU STATE    %%CPU  PARKED_S  PARKS/S COMMAND\n");
+	for (int i = 0; i < cur->ntasks; i++) {
+		const struct batch_task *t = &cur->tasks[i];
+		const struct batch_task *b = prev ? find_task(prev, t->tid) : NULL;
+
+		if (!shown(t, o))
+			continue;
+		printf("%7d %7d %-10s %3d %3d %-7s %6.1f %9.3f %8.1f %s\n", t->pid, t->tid,
+		       user_name(t->uid, user, sizeof(user)), t->nice, t->cpu,
+		       state_word(t->batch_state),
+		       b ? 100.0 * rate(t->cpu_ticks, b->cpu_ticks, dt) / clock_ticks : 0,
+		       t->parked_ns / 1e9, b ? rate(t->parks, b->parks, dt) : 0, t->comm);
+	}
+	printf("\n");
+}
+
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void print_json(const struct frame *prev, const struct frame *cur, double dt,
+		       const struct options *o)
+{
+	bool first = true;
+
+	printf("{\"version\":%d,\"timestamp_ns\":%llu,\"interval_s\":%.3f,\"cpus\":[",
+	       cur->stat.version, cur->stat.timestamp, dt);
+	for (int i = 0; i < cur->stat.ncpu; i++) {
+		const struct batch_cpu *c = &cur->stat.cpu[i];
+		const struct batch_cpu *p = prev ? batchstat_cpu(&prev->stat, c->cpu) : NULL;
+
+		printf("%s{\"cpu\":%d,\"queued\":%u,\"running\":%u,\"idle_avg_permille\":%u,"
+		       "\"history_permille\":[", i ? "," : "", c->cpu, c->waiting, c->running,
+		       c->idle_avg);
+		for (int h = 0; h < BATCHSTAT_HISTORY; h++)
+			printf("%s%u", h ? "," : "", c->history[h]);
+		printf("],\"parks_per_s\":%.2f,\"migrations_per_s\":%.2f}",
+		       p ? rate(c->parks, p->parks, dt) : 0,
+		       p ? rate(c->migrations_in + c->migrations_out,
+				p->migrations_in + p->migrations_out, dt) : 0);
+	}
+	printf("],\"tasks\":[");
+	for (int i = 0; i < cur->ntasks; i++) {
+		const struct batch_task *t = &cur->tasks[i];
+		const struct batch_task *b = prev ? find_task(prev, t->tid) : NULL;
+
+		if (!shown(t, o))
+			continue;
+		printf("%s{\"pid\":%d,\"tid\":%d,\"uid\":%ld,\"nice\":%d,\"cpu\":%d,\"state\":",
+		       first ? "" : ",", t->pid, t->tid, (long)(int)t->uid, t->nice, t->cpu);
+		json_string(state_word(t->batch_state));
+		printf(",\"cpu_percent\":%.1f,\"parked_s\":%.3f,\"parks\":%llu,\"parks_per_s\":%.2f,"
+		       "\"command\":",
+		       b ? 100.0 * rate(t->cpu_ticks, b->cpu_ticks, dt) / clock_ticks : 0,
+		       t->parked_ns / 1e9, t->parks, b ? rate(t->parks, b->parks, dt) : 0);
+		json_string(t->comm);
+		printf("}");
+		first = false;
+	}
+	printf("]}\n");
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "batch",	no_argument,		NULL, 'b' },
+		{ "iterations",	required_argument,	NULL, 'n' },
+		{ "delay",	required_argument,	NULL, 'd' },
+		{ "json",	no_argument,		NULL, 'J' },
+		{ "pid",	required_argument,	NULL, 'p' },
+		{ "user",	required_argument,	NULL, 'u' },
+		{ "root",	required_argument,	NULL, 'R' },
+		{ "replay",	required_argument,	NULL, 'P' },
+		{ "help",	no_argument,		NULL, 'h' },
+		{ "version",	no_argument,		NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "bn:d:p:u:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			o->batch = true;
+			break;
+		case 'n':
+			o->frames = strtol(optarg, &end, 10);
+			if (*end || o->frames < 1) {
+				fprintf(stderr, "%s: -n needs a count of frames, not '%s'\n", prog, optarg);
+				return 2;
+			}
+			break;
+		case 'd':
+			o->delay = strtod(optarg, &end);
+			if (*end || !(o->delay >= 0.1 && o->delay <= 3600)) {
+				fprintf(stderr, "%s: -d needs seconds from 0.1 to 3600, not '%s'\n",
+					prog, optarg);
+				return 2;
+			}
+			break;
+		case 'J':
+			o->json = true;
+			break;
+		case 'p':
+			o->pid = (pid_t)strtol(optarg, &end, 10);
+			if (*end || o->pid < 1) {
+				fprintf(stderr, "%s: '%s' is not a PID\n", prog, optarg);
+				return 2;
+			}
+			break;
+		case 'u': {
+			struct passwd *pw = getpwnam(optarg);
+
+			o->uid = strtol(optarg, &end, 10);
+			if (pw)
+				o->uid = pw->pw_uid;
+			else if (*end || o->uid < 0) {
+				fprintf(stderr, "%s: no such user '%s'\n", prog, optarg);
+				return 2;
+			}
+			break;
+		}
+		case 'R':
+			o->root = optarg;
+			break;
+		case 'P':
+			o->replay = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("%s %s\n", prog, BATCHTOP_VERSION);
+			return 0;
+		default:
+			fprintf(stderr, "Try '%s --help'.\n", prog);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\nTry '%s --help'.\n", prog,
+			argv[optind], prog);
+		return 2;
+	}
+	if (!o->batch && !o->json) {
+		fprintf(stderr, "%s: the interactive view is not written yet; use -b or --json\n",
+			prog);
+		return 2;
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { .delay = 1, .root = "", .uid = -1 };
+	struct frame prev = { 0 }, cur = { 0 };
+	bool have_prev = false;
+	char err[512], root[PATH_MAX];
+	int status;
+
+	status = parse_options(argc, argv, &o);
+	if (status >= 0)
+		return status;
+	clock_ticks = sysconf(_SC_CLK_TCK);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	/* n frames need n + 1 looks: every frame shows rates over its interval */
+	for (long i = 0; !o.frames || i <= o.frames; i++) {
+		double dt;
+
+		if (o.replay)
+			snprintf(root, sizeof(root), "%s/%ld", o.replay, i);
+		else
+			snprintf(root, sizeof(root), "%s", o.root);
+		if (o.replay && i > 0 && access(root, F_OK))
+			break;	/* the recording ends */
+		if (load_frame(root, &cur, err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", prog, err);
+			free_frame(&prev);
+			return 1;
+		}
+		if (have_prev) {
+			dt = (cur.stat.timestamp - prev.stat.timestamp) / 1e9;
+			if (o.json)
+				print_json(&prev, &cur, dt, &o);
+			else
+				print_text(&prev, &cur, dt, &o);
+			free_frame(&prev);
+		}
+		prev = cur;
+		have_prev = true;
+		memset(&cur, 0, sizeof(cur));
+		if (!o.replay && (!o.frames || i < o.frames)) {
+			struct timespec ts = { (time_t)o.delay,
+					       (long)((o.delay - (time_t)o.delay) * 1e9) };
+
+			while (nanosleep(&ts, &ts) && errno == EINTR)
+				;
+		}
+	}
+	free_frame(&prev);
+	return 0;
+}
