@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * batchtop -b and --json on the real kernel: an idle-batch task parked
+ * next to a normal hog, one running on an otherwise idle CPU and one
+ * asleep show as parked, running and in the kernel, with the right CPU,
+ * and the rates add up.  The tool is the ASan/UBSan build.
+ */
+#include "idlebatch.h"
+
+#include "kselftest_harness.h"
+
+static char tool[600];
+
+/* Run batchtop with @args; its standard output in @out; its status */
+static int batchtop(char *out, size_t size, const char *args)
+{
+	char cmd[1024];
+	size_t len = 0;
+	FILE *p;
+	int status;
+
+	snprintf(cmd, sizeof(cmd),
+		 "ASAN_OPTIONS=exitcode=99 UBSAN_OPTIONS=halt_on_error=1:exitcode=99 %s %s", tool,
+		 args);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	out[0] = 0;
+	while (len + 1 < size && fgets(out + len, (int)(size - len), p))
+		len = strlen(out);
+	status = pclose(p);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The JSON object of task @tid in @out, or NULL */
+static const char *task_json(const char *out, pid_t tid, char *obj, size_t size)
+{
+	char key[32];
+	const char *p, *end;
+
+	snprintf(key, sizeof(key), "\"tid\":%d,", tid);
+	p = strstr(out, key);
+	if (!p)
+		return NULL;
+	end = strchr(p, '}');
+	snprintf(obj, size, "%.*s", end ? (int)(end - p) : 0, p);
+	return obj;
+}
+
+FIXTURE(live) {
+	pid_t pids[4];
+	int n;
+	char out[65536];
+};
+
+FIXTURE_SETUP(live)
+{
+	char self_path[400], *build;
+	ssize_t len;
+
+	REQUIRE_IDLEBATCH();
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs 2 CPUs");
+	len = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
+	ASSERT_GT(len, 0);
+	self_path[len] = 0;
+	build = strstr(self_path, "/build/tests/");
+	ASSERT_NE(NULL, build);
+	*build = 0;
+	snprintf(tool, sizeof(tool), "%s/build/tools/sanitized/batchtop", self_path);
+	if (access(tool, X_OK))
+		SKIP(return, "%s is not built (make tools)", tool);
+	self->n = 0;
+}
+
+FIXTURE_TEARDOWN(live)
+{
+	for (int i = 0; i < self->n; i++)
+		stop_task(self->pids[i]);
+}
+
+TEST_F(live, states_cpus_and_rates)
+{
+	pid_t hog, parked, running, asleep;
+	char obj[512], want[64];
+
+	/*
+	 * batchtop runs on CPU 1, beside the hog: on CPU 0 it would itself
+	 * preempt, and park, the idle-batch task it is to see running there.
+	 */
+	/* First the sleeper, so it gets to sleep before anything can park it */
+	asleep = fork();
+	if (asleep == 0) {
+		if (pin_to_cpu(0, 0) || set_policy(0, SCHED_IDLEBATCH))
+			_exit(101);
+		for (;;)
+			pause();
+	}
+	for (int i = 0; i < 50 && task_state(asleep) != 'S'; i++)
+		usleep(20000);
+	ASSERT_EQ('S', task_state(asleep));
+	pin_to_cpu(0, 1);
+	hog = start_spinner(SCHED_OTHER, 0, 1);
+	parked = start_spinner(SCHED_IDLEBATCH, 0, 1);
+	running = start_spinner(SCHED_IDLEBATCH, 0, 0);
+	self->pids[self->n++] = hog;
+	self->pids[self->n++] = parked;
+	self->pids[self->n++] = running;
+	self->pids[self->n++] = asleep;
+	usleep(500000);
+
+	ASSERT_EQ(0, batchtop(self->out, sizeof(self->out), "--json -n 1 -d 1"));
+	TH_LOG("%.600s", self->out);
+
+	ASSERT_NE(NULL, task_json(self->out, parked, obj, sizeof(obj)));
+	EXPECT_NE(NULL, strstr(obj, "\"cpu\":1,\"state\":\"parked\"")) TH_LOG("%s", obj);
+	ASSERT_NE(NULL, task_json(self->out, running, obj, sizeof(obj)));
+	EXPECT_NE(NULL, strstr(obj, "\"state\":\"running\"")) TH_LOG("%s", obj);
+	/* It had CPU 0 to itself, give or take the test and batchtop */
+	snprintf(want, sizeof(want), "\"cpu_percent\":");
+	EXPECT_GE(atof(strstr(obj, want) + strlen(want)), 50.0) TH_LOG("%s", obj);
+	ASSERT_NE(NULL, task_json(self->out, asleep, obj, sizeof(obj)));
+	EXPECT_NE(NULL, strstr(obj, "\"state\":\"kernel\"")) TH_LOG("%s", obj);
+	/* The normal hog is not an idle-batch task */
+	EXPECT_EQ(NULL, task_json(self->out, hog, obj, sizeof(obj)));
+
+	/* The text frame says the same */
+	ASSERT_EQ(0, batchtop(self->out, sizeof(self->out), "-b -n 1 -d 1"));
+	EXPECT_NE(NULL, strstr(self->out, "idle-batch tasks: 3 (1 running, 1 parked, 1 in the kernel or asleep)"))
+		TH_LOG("%s", self->out);
+	allow_all_cpus(0);
+}
+
+TEST_HARNESS_MAIN
