@@ -5,8 +5,8 @@
  * task its state, CPU use and time parked.  Rates come from the deltas of
  * /proc/batchstat and /proc/PID/task/TID/{stat,batchstat} between frames.
  *
- * This version has the batch mode (-b, like top -b) and --json; the
- * interactive ncurses view is still to be written.
+ * Interactive (curses) by default; -b prints plain frames like top -b,
+ * --json one JSON object per frame.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,13 +20,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <curses.h>
+
 #include "batch_tasks.h"
 #include "batchstat_read.h"
 
-#define BATCHTOP_VERSION	"0.1"
+#define BATCHTOP_VERSION	"0.2"
+
+enum sort_key { SORT_PID, SORT_CPU, SORT_PARKED, SORT_PARKS, SORT_KEYS };
+static const char *const sort_names[SORT_KEYS] = { "pid", "cpu", "parked", "parks" };
 
 struct options {
 	bool batch, json;
+	enum sort_key sort;
 	long frames;			/* 0: until stopped */
 	double delay;			/* seconds */
 	const char *root;		/* "/" or a recorded tree */
@@ -60,6 +66,8 @@ static void usage(FILE *out)
 		"      --json           one JSON object per frame, one per line\n"
 		"  -p, --pid PID        only the threads of process PID\n"
 		"  -u, --user USER      only tasks of USER (a name or a number)\n"
+		"  -s, --sort KEY       order tasks by pid (default), cpu (%%CPU), parked\n"
+		"                       (time parked) or parks (parks per second)\n"
 		"      --root DIR       read DIR/proc instead of /proc (recorded snapshots)\n"
 		"      --replay DIR     frames from DIR/0/proc, DIR/1/proc, ... without waiting\n"
 		"  -h, --help           this text\n"
@@ -148,10 +156,67 @@ static double rate(unsigned long long now, unsigned long long before, double dt)
 	return dt > 0 && now >= before ? (now - before) / dt : 0;
 }
 
-static void print_text(const struct frame *prev, const struct frame *cur, double dt,
+/* A task as shown: with its rates over the frame's interval */
+struct task_row {
+	const struct batch_task *task;
+	double cpu_percent, parks_rate;
+};
+
+static enum sort_key row_sort;
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct task_row *x = a, *y = b;
+	double dx = 0, dy = 0;
+
+	switch (row_sort) {
+	case SORT_CPU:
+		dx = x->cpu_percent, dy = y->cpu_percent;
+		break;
+	case SORT_PARKED:
+		dx = (double)x->task->parked_ns, dy = (double)y->task->parked_ns;
+		break;
+	case SORT_PARKS:
+		dx = x->parks_rate, dy = y->parks_rate;
+		break;
+	default:
+		break;
+	}
+	if (dx != dy)
+		return dx < dy ? 1 : -1;	/* largest first */
+	return (x->task->tid > y->task->tid) - (x->task->tid < y->task->tid);
+}
+
+/* The tasks to show, with their rates, in the order asked for (malloc'd) */
+static struct task_row *task_rows(const struct frame *prev, const struct frame *cur, double dt,
+				  const struct options *o, int *nrows)
+{
+	struct task_row *rows = calloc(cur->ntasks ? cur->ntasks : 1, sizeof(*rows));
+	int n = 0;
+
+	for (int i = 0; rows && i < cur->ntasks; i++) {
+		const struct batch_task *t = &cur->tasks[i];
+		const struct batch_task *b = prev ? find_task(prev, t->tid) : NULL;
+
+		if (!shown(t, o))
+			continue;
+		rows[n].task = t;
+		rows[n].cpu_percent = b ? 100.0 * rate(t->cpu_ticks, b->cpu_ticks, dt) / clock_ticks : 0;
+		rows[n].parks_rate = b ? rate(t->parks, b->parks, dt) : 0;
+		n++;
+	}
+	row_sort = o->sort;
+	if (n)
+		qsort(rows, n, sizeof(*rows), row_cmp);
+	*nrows = n;
+	return rows;
+}
+
+static void print_text(FILE *out, const struct frame *prev, const struct frame *cur, double dt,
 		       const struct options *o)
 {
-	int parked = 0, running = 0, kernel = 0, n = 0;
+	int parked = 0, running = 0, kernel = 0, n = 0, nrows;
+	struct task_row *rows;
 	char hist[BATCHSTAT_HISTORY + 1], user[32];
 
 	for (int i = 0; i < cur->ntasks; i++) {
@@ -162,35 +227,33 @@ static void print_text(const struct frame *prev, const struct frame *cur, double
 		running += cur->tasks[i].batch_state == 'R';
 		kernel += cur->tasks[i].batch_state == 'N';
 	}
-	printf("batchtop: %d CPUs, batchstat version %d, %.1f s between frames\n",
+	fprintf(out, "batchtop: %d CPUs, batchstat version %d, %.1f s between frames\n",
 	       cur->stat.ncpu, cur->stat.version, dt);
-	printf("idle-batch tasks: %d (%d running, %d parked, %d in the kernel or asleep)\n",
+	fprintf(out, "idle-batch tasks: %d (%d running, %d parked, %d in the kernel or asleep)\n",
 	       n, running, parked, kernel);
-	printf("CPU  QUEUED RUN  IDLE10S  HISTORY     PARKS/S  MIGR/S\n");
+	fprintf(out, "CPU  QUEUED RUN  IDLE10S  HISTORY     PARKS/S  MIGR/S\n");
 	for (int i = 0; i < cur->stat.ncpu; i++) {
 		const struct batch_cpu *c = &cur->stat.cpu[i];
 		const struct batch_cpu *p = prev ? batchstat_cpu(&prev->stat, c->cpu) : NULL;
 
 		history_digits(c, hist);
-		printf("%3d  %6u %3u  %6.1f%%  %s %8.1f %7.1f\n", c->cpu, c->waiting, c->running,
+		fprintf(out, "%3d  %6u %3u  %6.1f%%  %s %8.1f %7.1f\n", c->cpu, c->waiting, c->running,
 		       c->idle_avg / 10.0, hist, p ? rate(c->parks, p->parks, dt) : 0,
 		       p ? rate(c->migrations_in + c->migrations_out,
 				p->migrations_in + p->migrations_out, dt) : 0);
 	}
-	printf("\n    PID     TID USER       NI CPU STATE    %%CPU  PARKED_S  PARKS/S COMMAND\n");
-	for (int i = 0; i < cur->ntasks; i++) {
-		const struct batch_task *t = &cur->tasks[i];
-		const struct batch_task *b = prev ? find_task(prev, t->tid) : NULL;
+	fprintf(out, "\n    PID     TID USER       NI CPU STATE    %%CPU  PARKED_S  PARKS/S COMMAND\n");
+	rows = task_rows(prev, cur, dt, o, &nrows);
+	for (int i = 0; i < nrows; i++) {
+		const struct batch_task *t = rows[i].task;
 
-		if (!shown(t, o))
-			continue;
-		printf("%7d %7d %-10s %3d %3d %-7s %6.1f %9.3f %8.1f %s\n", t->pid, t->tid,
-		       user_name(t->uid, user, sizeof(user)), t->nice, t->cpu,
-		       state_word(t->batch_state),
-		       b ? 100.0 * rate(t->cpu_ticks, b->cpu_ticks, dt) / clock_ticks : 0,
-		       t->parked_ns / 1e9, b ? rate(t->parks, b->parks, dt) : 0, t->comm);
+		fprintf(out, "%7d %7d %-10s %3d %3d %-7s %6.1f %9.3f %8.1f %s\n", t->pid, t->tid,
+			user_name(t->uid, user, sizeof(user)), t->nice, t->cpu,
+			state_word(t->batch_state), rows[i].cpu_percent, t->parked_ns / 1e9,
+			rows[i].parks_rate, t->comm);
 	}
-	printf("\n");
+	free(rows);
+	fprintf(out, "\n");
 }
 
 static void json_string(const char *s)
@@ -260,6 +323,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "user",	required_argument,	NULL, 'u' },
 		{ "root",	required_argument,	NULL, 'R' },
 		{ "replay",	required_argument,	NULL, 'P' },
+		{ "sort",	required_argument,	NULL, 's' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ "version",	no_argument,		NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -267,7 +331,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	char *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "bn:d:p:u:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "bn:d:p:u:s:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			o->batch = true;
@@ -312,6 +376,16 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'R':
 			o->root = optarg;
 			break;
+		case 's':
+			for (o->sort = 0; o->sort < SORT_KEYS; o->sort++)
+				if (!strcmp(optarg, sort_names[o->sort]))
+					break;
+			if (o->sort == SORT_KEYS) {
+				fprintf(stderr, "%s: -s takes pid, cpu, parked or parks, not '%s'\n",
+					prog, optarg);
+				return 2;
+			}
+			break;
 		case 'P':
 			o->replay = optarg;
 			break;
@@ -331,12 +405,167 @@ static int parse_options(int argc, char **argv, struct options *o)
 			argv[optind], prog);
 		return 2;
 	}
-	if (!o->batch && !o->json) {
-		fprintf(stderr, "%s: the interactive view is not written yet; use -b or --json\n",
-			prog);
+	if (!o->batch && !o->json && o->replay) {
+		fprintf(stderr, "%s: --replay needs -b or --json\n", prog);
+		return 2;
+	}
+	if (!o->batch && !o->json && !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "%s: standard output is not a terminal: use -b or --json\n", prog);
 		return 2;
 	}
 	return -1;
+}
+
+static const char help_text[] =
+	"batchtop: SCHED_IDLEBATCH at work\n"
+	"\n"
+	"  q        quit\n"
+	"  h or ?   this help (any key returns)\n"
+	"  s        next sort order: pid, cpu, parked, parks\n"
+	"  d        delay between frames, in seconds\n"
+	"  p        pause / resume\n"
+	"  u        show only one user's tasks (empty: all)\n"
+	"  P        show only one process's threads (empty: all)\n"
+	"\n"
+	"Per CPU: QUEUED parked idle-batch tasks waiting, RUN 1 if one runs,\n"
+	"IDLE10S the idle average of the last 10 s, HISTORY each of those\n"
+	"seconds, newest first (9: 90-100% idle), parks and migrations per s.\n"
+	"Per task: STATE running (on idle time), parked, or kernel (in the\n"
+	"kernel or asleep, at normal priority); PARKED_S its time parked.\n";
+
+/* Ask for a line at the bottom of the screen */
+static void prompt(const char *question, char *answer, int size)
+{
+	move(LINES - 1, 0);
+	clrtoeol();
+	addstr(question);
+	echo();
+	curs_set(1);
+	getnstr(answer, size - 1);
+	curs_set(0);
+	noecho();
+}
+
+/* Draw @text from the top, cut to the screen, and a status line */
+static void draw(const char *text, const struct options *o, bool paused, const char *note)
+{
+	int row = 0;
+
+	erase();
+	for (const char *p = text; *p && row < LINES - 1; row++) {
+		const char *end = strchr(p, '\n');
+		int len = end ? (int)(end - p) : (int)strlen(p);
+
+		mvaddnstr(row, 0, p, len < COLS ? len : COLS);
+		p = end ? end + 1 : p + len;
+	}
+	attron(A_REVERSE);
+	mvprintw(LINES - 1, 0, " q quit  h help  s sort:%s  d delay:%.1fs  p %s  u user  P pid %s",
+		 sort_names[o->sort], o->delay, paused ? "resume" : "pause", note);
+	attroff(A_REVERSE);
+	refresh();
+}
+
+/* The curses view: a frame every o->delay seconds until q */
+static int run_interactive(struct options *o)
+{
+	struct frame prev = { 0 }, cur = { 0 };
+	char err[512], *text = NULL, answer[64], note[80] = "";
+	bool paused = false, have_prev = false, running = true;
+	size_t len;
+	int status = 0;
+
+	if (!initscr()) {
+		fprintf(stderr, "%s: cannot start the terminal view\n", prog);
+		return 1;
+	}
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	while (running) {
+		if (!paused) {
+			if (load_frame(o->root, &cur, err, sizeof(err))) {
+				status = 1;
+				break;
+			}
+			if (have_prev) {
+				FILE *m;
+
+				free(text);
+				text = NULL;
+				m = open_memstream(&text, &len);
+
+				if (!m) {
+					snprintf(err, sizeof(err), "out of memory");
+					status = 1;
+					break;
+				}
+				print_text(m, &prev, &cur, (cur.stat.timestamp - prev.stat.timestamp) / 1e9, o);
+				fclose(m);
+				free_frame(&prev);
+			}
+			prev = cur;
+			have_prev = true;
+			memset(&cur, 0, sizeof(cur));
+		}
+		draw(text ? text : "batchtop: first look taken, the first frame follows...\n",
+		     o, paused, note);
+		timeout(text ? (int)(o->delay * 1000) : 200);
+		switch (getch()) {
+		case 'q':
+		case 'Q':
+			running = false;
+			break;
+		case 'h':
+		case '?':
+			erase();
+			mvaddstr(0, 0, help_text);
+			refresh();
+			timeout(-1);
+			getch();
+			break;
+		case 's':
+			o->sort = (o->sort + 1) % SORT_KEYS;
+			break;
+		case 'p':
+			paused = !paused;
+			break;
+		case 'd': {
+			double d;
+
+			prompt("delay in seconds (0.1-3600): ", answer, sizeof(answer));
+			d = atof(answer);
+			if (d >= 0.1 && d <= 3600)
+				o->delay = d;
+			else
+				snprintf(note, sizeof(note), "(bad delay '%.20s')", answer);
+			break;
+		}
+		case 'u': {
+			struct passwd *pw;
+
+			prompt("user (empty: all): ", answer, sizeof(answer));
+			pw = getpwnam(answer);
+			o->uid = !answer[0] ? -1 : pw ? (long)pw->pw_uid : atol(answer);
+			break;
+		}
+		case 'P':
+			prompt("process ID (empty: all): ", answer, sizeof(answer));
+			o->pid = (pid_t)atol(answer);
+			break;
+		case KEY_RESIZE:
+		default:
+			break;	/* a new size is drawn with the next frame */
+		}
+	}
+	endwin();
+	free(text);
+	free_frame(&prev);
+	free_frame(&cur);
+	if (status)
+		fprintf(stderr, "%s: %s\n", prog, err);
+	return status;
 }
 
 int main(int argc, char **argv)
@@ -351,6 +580,8 @@ int main(int argc, char **argv)
 	if (status >= 0)
 		return status;
 	clock_ticks = sysconf(_SC_CLK_TCK);
+	if (!o.batch && !o.json)
+		return run_interactive(&o);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	/* n frames need n + 1 looks: every frame shows rates over its interval */
@@ -373,7 +604,7 @@ int main(int argc, char **argv)
 			if (o.json)
 				print_json(&prev, &cur, dt, &o);
 			else
-				print_text(&prev, &cur, dt, &o);
+				print_text(stdout, &prev, &cur, dt, &o);
 			free_frame(&prev);
 		}
 		prev = cur;

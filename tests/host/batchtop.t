@@ -118,6 +118,33 @@ cp -r "$tmp/basic" "$tmp/nocpu"
 sed -i '/^cpu/d' "$tmp/nocpu/1/proc/batchstat"
 expect_golden no-cpus -b --replay "$tmp/nocpu"
 
+expect_golden sort-cpu -b -s cpu --replay "$tmp/basic"
+
+# The interactive view in a pseudo-terminal (script(1)): keys, the help
+# screen, a resize while it runs, and q; no sanitizer report, status 0.
+interactive() {	# NAME KEYS_SCRIPT COMMAND
+	local name=$1 keys=$2 cmd=$3
+	(eval "$keys") | TERM=xterm timeout 30 script -qfec "$cmd" "$tmp/tty" >/dev/null 2>&1
+	local rc=$?
+	if grep -aq 'Sanitizer\|runtime error' "$tmp/tty"; then
+		notok "$name: a sanitizer report" "$(tr -d '\033' <"$tmp/tty" | grep -a -A5 'ERROR\|runtime error')"
+	elif [ "$rc" -ne 0 ]; then
+		notok "$name: status 0" "status $rc"
+	else
+		ok "$name"
+	fi
+}
+interactive "interactive: starts, sorts, shows help, quits" \
+	"sleep 2; printf s; sleep 0.5; printf h; sleep 0.3; printf x; sleep 0.3; printf q" \
+	"$tool --root $tmp/basic/1 -d 0.5"
+for want in "CPU  QUEUED" "sort:cpu" "this help"; do
+	if grep -aqF "$want" "$tmp/tty"; then ok "interactive: the screen shows '$want'"; else notok "interactive: the screen shows '$want'"; fi
+done
+interactive "interactive: survives a terminal resize" \
+	"sleep 3; printf q" \
+	"stty cols 100 rows 30; (sleep 1; stty -F /dev/tty cols 40 rows 8; kill -WINCH \$\$) & exec $tool --root $tmp/basic/1 -d 0.3"
+expect_fail "interactive needs a terminal" 2 "not a terminal" --root "$tmp/basic/1"
+
 # Failures
 mkdir -p "$tmp/nopolicy/0/proc"
 expect_fail "a kernel without the policy: status 1 and says so" 1 "this kernel has no SCHED_IDLEBATCH" -b --replay "$tmp/nopolicy"
