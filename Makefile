@@ -60,7 +60,7 @@ check-preempt: deps kernel-tree tests
 	done; \
 	[ -z "$$failed" ] || { echo "# FAILED under PREEMPT:$$failed"; exit 1; }
 
-demo: deps kernel tests
+demo: deps kernel tools tests
 	@VM_KERNEL=$(abspath $(KERNEL)) tests/demo/run
 
 # Benchmarks (not tests): ratios against a baseline measured in the same run.

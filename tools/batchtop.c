@@ -582,7 +582,8 @@ int main(int argc, char **argv)
 	clock_ticks = sysconf(_SC_CLK_TCK);
 	if (!o.batch && !o.json)
 		return run_interactive(&o);
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* One write per frame, so frames do not interleave with other output */
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 
 	/* n frames need n + 1 looks: every frame shows rates over its interval */
 	for (long i = 0; !o.frames || i <= o.frames; i++) {
@@ -605,6 +606,7 @@ int main(int argc, char **argv)
 				print_json(&prev, &cur, dt, &o);
 			else
 				print_text(stdout, &prev, &cur, dt, &o);
+			fflush(stdout);
 			free_frame(&prev);
 		}
 		prev = cur;

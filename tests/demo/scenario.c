@@ -11,6 +11,7 @@
 #include "../kernel/idlebatch.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <sys/wait.h>
 
 #define MAX_CPUS	64
@@ -30,6 +31,8 @@ struct sample {
 };
 
 static int ncpu;
+/* DEMO_QUIET: another program (batchtop) is the live view; print phases only */
+static bool quiet;
 static pid_t low[MAX_HOGS];
 static int nlow;
 static pid_t hog;
@@ -145,6 +148,11 @@ static void run_phase(const char *name, int seconds, uint64_t t0, struct phase_r
 	memset(r, 0, sizeof(*r));
 	r->settled = -1;
 	take_sample(&prev);
+	if (quiet) {
+		printf("==== t=%.0f s: phase '%s' for %d s%s\n", (prev.when - t0) / 1e9, name, seconds,
+		       hog ? ": a nice-0 CPU hog runs" : "");
+		fflush(stdout);
+	}
 	uint64_t start = prev.when;
 	long long m0 = prev.migrations;
 
@@ -155,21 +163,24 @@ static void run_phase(const char *name, int seconds, uint64_t t0, struct phase_r
 		double hog_pct = hog ? 100.0 * (now.hog_ns - prev.hog_ns) / 1e9 / dt : 0;
 		double low_pct = 100.0 * (now.low_ns - prev.low_ns) / 1e9 / dt;
 
-		printf("%4.0f  %-6s |", (now.when - t0) / 1e9, name);
-		for (int c = 0; c < ncpu; c++)
-			printf(" %4d", now.count[c]);
-		printf(" |");
-		for (int c = 0; c < ncpu; c++) {
-			unsigned long long total = now.cpu[c].total - prev.cpu[c].total;
+		if (!quiet) {
+			printf("%4.0f  %-6s |", (now.when - t0) / 1e9, name);
+			for (int c = 0; c < ncpu; c++)
+				printf(" %4d", now.count[c]);
+			printf(" |");
+			for (int c = 0; c < ncpu; c++) {
+				unsigned long long total = now.cpu[c].total - prev.cpu[c].total;
 
-			printf(" %4.0f", total ? 100.0 * (now.cpu[c].busy - prev.cpu[c].busy) / total : 0);
+				printf(" %4.0f", total ?
+				       100.0 * (now.cpu[c].busy - prev.cpu[c].busy) / total : 0);
+			}
+			if (hog)
+				printf(" | cpu%-2d %5.1f%%", now.hog_cpu, hog_pct);
+			else
+				printf(" |    -        ");
+			printf(" | %6.0f%%\n", low_pct);
+			fflush(stdout);
 		}
-		if (hog)
-			printf(" | cpu%-2d %5.1f%%", now.hog_cpu, hog_pct);
-		else
-			printf(" |    -        ");
-		printf(" | %6.0f%%\n", low_pct);
-		fflush(stdout);
 
 		if (r->settled < 0 && spread_ok(now.count, hog ? now.hog_cpu : -1))
 			r->settled = (now.when - start) / 1e9;
@@ -233,8 +244,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	quiet = getenv("DEMO_QUIET") != NULL;
 	printf("%d CPU hogs at %s on %d CPUs, then one nice-0 CPU hog for %d s, then without it.\n",
 	       nlow, label, ncpu, secs[1]);
+	if (quiet)
+		goto start;
 	printf("Each second: %s hogs per CPU, how busy each CPU was, the nice-0 hog's CPU and share,\n"
 	       "and the CPU time all %s hogs got (100%% = one CPU).\n\n", label, label);
 	printf("   t  phase  |");
@@ -244,6 +258,7 @@ int main(int argc, char **argv)
 	for (int c = 0; c < ncpu; c++)
 		printf(" %%cpu%d", c);
 	printf(" | nice-0 hog  | %s\n", label);
+start:
 	fflush(stdout);
 
 	t0 = now_ns();
