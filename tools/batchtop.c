@@ -22,6 +22,7 @@
 
 #include <curses.h>
 
+#include "batch_events.h"
 #include "batch_tasks.h"
 #include "batchstat_read.h"
 
@@ -31,7 +32,7 @@ enum sort_key { SORT_PID, SORT_CPU, SORT_PARKED, SORT_PARKS, SORT_KEYS };
 static const char *const sort_names[SORT_KEYS] = { "pid", "cpu", "parked", "parks" };
 
 struct options {
-	bool batch, json;
+	bool batch, json, events;
 	enum sort_key sort;
 	long frames;			/* 0: until stopped */
 	double delay;			/* seconds */
@@ -51,6 +52,23 @@ struct frame {
 static const char *prog = "batchtop";
 static long clock_ticks;
 
+/* -e: sched_batch event rates over the last frame, or why there are none */
+static bool events_on;
+static char events_why[160];
+static double event_rates[EV_KINDS];
+
+/* Count the events of the frame that ends now, over @dt seconds */
+static void update_event_rates(double dt)
+{
+	unsigned long long counts[EV_KINDS] = { 0 };
+
+	if (!events_on)
+		return;
+	batch_events_collect(counts);
+	for (int i = 0; i < EV_KINDS; i++)
+		event_rates[i] = dt > 0 ? counts[i] / dt : 0;
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -66,6 +84,8 @@ static void usage(FILE *out)
 		"      --json           one JSON object per frame, one per line\n"
 		"  -p, --pid PID        only the threads of process PID\n"
 		"  -u, --user USER      only tasks of USER (a name or a number)\n"
+		"  -e, --events         also the rates of the sched_batch trace events, counted\n"
+		"                       in a private tracefs instance (root or tracefs access)\n"
 		"  -s, --sort KEY       order tasks by pid (default), cpu (%%CPU), parked\n"
 		"                       (time parked) or parks (parks per second)\n"
 		"      --root DIR       read DIR/proc instead of /proc (recorded snapshots)\n"
@@ -231,6 +251,14 @@ static void print_text(FILE *out, const struct frame *prev, const struct frame *
 	       cur->stat.ncpu, cur->stat.version, dt);
 	fprintf(out, "idle-batch tasks: %d (%d running, %d parked, %d in the kernel or asleep)\n",
 	       n, running, parked, kernel);
+	if (events_on) {
+		fprintf(out, "events/s (tracefs):");
+		for (int i = 0; i < EV_KINDS; i++)
+			fprintf(out, " %s %.1f", batch_event_names[i] + 12, event_rates[i]);
+		fprintf(out, "\n");
+	} else if (events_why[0]) {
+		fprintf(out, "events: not shown: %s\n", events_why);
+	}
 	fprintf(out, "CPU  QUEUED RUN  IDLE10S  HISTORY     PARKS/S  MIGR/S\n");
 	for (int i = 0; i < cur->stat.ncpu; i++) {
 		const struct batch_cpu *c = &cur->stat.cpu[i];
@@ -291,7 +319,16 @@ static void print_json(const struct frame *prev, const struct frame *cur, double
 		       p ? rate(c->migrations_in + c->migrations_out,
 				p->migrations_in + p->migrations_out, dt) : 0);
 	}
-	printf("],\"tasks\":[");
+	printf("],\"events_per_s\":");
+	if (events_on) {
+		for (int i = 0; i < EV_KINDS; i++)
+			printf("%s\"%s\":%.2f", i ? "," : "{", batch_event_names[i] + 12,
+			       event_rates[i]);
+		printf("}");
+	} else {
+		printf("null");
+	}
+	printf(",\"tasks\":[");
 	for (int i = 0; i < cur->ntasks; i++) {
 		const struct batch_task *t = &cur->tasks[i];
 		const struct batch_task *b = prev ? find_task(prev, t->tid) : NULL;
@@ -324,6 +361,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "root",	required_argument,	NULL, 'R' },
 		{ "replay",	required_argument,	NULL, 'P' },
 		{ "sort",	required_argument,	NULL, 's' },
+		{ "events",	no_argument,		NULL, 'e' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ "version",	no_argument,		NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -331,7 +369,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	char *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "bn:d:p:u:s:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "bn:d:p:u:s:ehV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			o->batch = true;
@@ -353,6 +391,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'J':
 			o->json = true;
+			break;
+		case 'e':
+			o->events = true;
 			break;
 		case 'p':
 			o->pid = (pid_t)strtol(optarg, &end, 10);
@@ -501,6 +542,7 @@ static int run_interactive(struct options *o)
 					status = 1;
 					break;
 				}
+				update_event_rates((cur.stat.timestamp - prev.stat.timestamp) / 1e9);
 				print_text(m, &prev, &cur, (cur.stat.timestamp - prev.stat.timestamp) / 1e9, o);
 				fclose(m);
 				free_frame(&prev);
@@ -580,6 +622,10 @@ int main(int argc, char **argv)
 	if (status >= 0)
 		return status;
 	clock_ticks = sysconf(_SC_CLK_TCK);
+	if (o.events && o.replay)
+		snprintf(events_why, sizeof(events_why), "a replay has no live events");
+	else if (o.events)
+		events_on = batch_events_start(events_why, sizeof(events_why));
 	if (!o.batch && !o.json)
 		return run_interactive(&o);
 	/* One write per frame, so frames do not interleave with other output */
@@ -602,6 +648,7 @@ int main(int argc, char **argv)
 		}
 		if (have_prev) {
 			dt = (cur.stat.timestamp - prev.stat.timestamp) / 1e9;
+			update_event_rates(dt);
 			if (o.json)
 				print_json(&prev, &cur, dt, &o);
 			else

@@ -145,6 +145,21 @@ interactive "interactive: survives a terminal resize" \
 	"stty cols 100 rows 30; (sleep 1; stty -F /dev/tty cols 40 rows 8; kill -WINCH \$\$) & exec $tool --root $tmp/basic/1 -d 0.3"
 expect_fail "interactive needs a terminal" 2 "not a terminal" --root "$tmp/basic/1"
 
+# -e where the events cannot be used (this host's kernel has no sched_batch,
+# or the user may not use tracefs): the frame says why, and no tracefs
+# instance is left behind
+"$tool" -b -e -n 1 -d 0.1 --root "$tmp/basic/1" >"$tmp/out" 2>"$tmp/err"
+if [ $? -eq 0 ] && grep -q '^events: not shown: ' "$tmp/out" && ! grep -q Sanitizer "$tmp/err"; then
+	ok "-e without usable events: the frame says why"
+else
+	notok "-e without usable events: the frame says why" "$(cat "$tmp/out" "$tmp/err")"
+fi
+if ls /sys/kernel/tracing/instances 2>/dev/null | grep -q '^batchtop_'; then
+	notok "-e leaves no tracefs instance behind" "$(ls /sys/kernel/tracing/instances)"
+else
+	ok "-e leaves no tracefs instance behind"
+fi
+
 # Failures
 mkdir -p "$tmp/nopolicy/0/proc"
 expect_fail "a kernel without the policy: status 1 and says so" 1 "this kernel has no SCHED_IDLEBATCH" -b --replay "$tmp/nopolicy"

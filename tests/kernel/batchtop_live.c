@@ -131,4 +131,77 @@ TEST_F(live, states_cpus_and_rates)
 	allow_all_cpus(0);
 }
 
+/* Tasks that exit and a CPU that goes offline and back while it watches */
+TEST_F(live, survives_exits_and_hotplug)
+{
+	char args[700];
+	FILE *p;
+	int status, frames = 0;
+	char line[512];
+
+	if (access("/sys/devices/system/cpu/cpu1/online", W_OK))
+		SKIP(return, "CPU hotplug is not available");
+	for (int i = 0; i < 4; i++)
+		self->pids[self->n++] = start_spinner(SCHED_IDLEBATCH, 0, -1);
+	pin_to_cpu(0, 0);
+	snprintf(args, sizeof(args), "%s -b -n 8 -d 0.3 2>&1", tool);
+	p = popen(args, "r");
+	ASSERT_NE(NULL, p);
+	usleep(500000);
+	stop_task(self->pids[--self->n]);
+	stop_task(self->pids[--self->n]);
+	ASSERT_EQ(0, system("echo 0 > /sys/devices/system/cpu/cpu1/online"));
+	usleep(700000);
+	ASSERT_EQ(0, system("echo 1 > /sys/devices/system/cpu/cpu1/online"));
+	while (fgets(line, sizeof(line), p)) {
+		frames += !strncmp(line, "batchtop: ", 10);
+		EXPECT_EQ(NULL, strstr(line, "Sanitizer")) TH_LOG("%s", line);
+		EXPECT_EQ(NULL, strstr(line, "runtime error")) TH_LOG("%s", line);
+	}
+	status = pclose(p);
+	allow_all_cpus(0);
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(8, frames);
+}
+
+static int instances_left(void)
+{
+	return system("ls /sys/kernel/tracing/instances | grep -q '^batchtop_'") == 0;
+}
+
+/* -e: the sched_batch event rates, from a private instance that goes away */
+TEST_F(live, event_rates)
+{
+	char obj[256];
+	const char *p;
+	pid_t view;
+
+	pin_to_cpu(0, 0);
+	self->pids[self->n++] = start_duty_hog(1, 10000, 10000);
+	self->pids[self->n++] = start_spinner(SCHED_IDLEBATCH, 0, 1);
+	usleep(300000);
+	ASSERT_EQ(0, batchtop(self->out, sizeof(self->out), "--json -e -n 1 -d 2"));
+	p = strstr(self->out, "\"events_per_s\":{");
+	ASSERT_NE(NULL, p) TH_LOG("%.400s", self->out);
+	snprintf(obj, sizeof(obj), "%.*s", (int)(strchr(p, '}') - p), p);
+	TH_LOG("%s", obj);
+	EXPECT_GT(atof(strstr(obj, "\"park\":") + 7), 5.0);
+	EXPECT_GT(atof(strstr(obj, "\"unpark\":") + 9), 5.0);
+	EXPECT_FALSE(instances_left());
+
+	/* Killed while it counts: the instance goes too */
+	view = fork();
+	if (view == 0) {
+		execl(tool, "batchtop", "-b", "-e", "-d", "1", (char *)NULL);
+		_exit(127);
+	}
+	sleep(2);
+	EXPECT_TRUE(instances_left());
+	kill(view, SIGTERM);
+	waitpid(view, NULL, 0);
+	EXPECT_FALSE(instances_left());
+	allow_all_cpus(0);
+}
+
 TEST_HARNESS_MAIN
