@@ -124,6 +124,25 @@ TEST_F(live, states_cpus_and_rates)
 	/* The normal hog is not an idle-batch task */
 	EXPECT_EQ(NULL, task_json(self->out, hog, obj, sizeof(obj)));
 
+	/* An unprivileged user sees the same tasks */
+	{
+		pid_t child = fork();
+		int status;
+
+		if (child == 0) {
+			char out[65536];
+
+			if (setgid(65534) || setuid(65534))
+				_exit(90);
+			_exit(batchtop(out, sizeof(out), "--json -n 1 -d 0.5") == 0 &&
+			      task_json(out, parked, obj, sizeof(obj)) &&
+			      strstr(obj, "\"state\":\"parked\"") ? 0 : 91);
+		}
+		ASSERT_EQ(child, waitpid(child, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status));
+		EXPECT_EQ(0, WEXITSTATUS(status));
+	}
+
 	/* The text frame says the same */
 	ASSERT_EQ(0, batchtop(self->out, sizeof(self->out), "-b -n 1 -d 1"));
 	EXPECT_NE(NULL, strstr(self->out, "idle-batch tasks: 3 (1 running, 1 parked, 1 in the kernel or asleep)"))
