@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,6 +268,53 @@ static inline struct pi_shared *pi_shared_create(void)
 	}
 	sh->locked = 0;
 	return sh;
+}
+
+/*
+ * The sanitized build of a project tool, build/tools/sanitized/@name, found
+ * from this test's own path (build/tests/...).  0, or -1 if not found.
+ */
+static inline int sanitized_tool(const char *name, char *path, size_t size)
+{
+	char self[400], *build;
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (len <= 0)
+		return -1;
+	self[len] = 0;
+	build = strstr(self, "/build/tests/");
+	if (!build)
+		return -1;
+	*build = 0;
+	if (snprintf(path, size, "%s/build/tools/sanitized/%s", self, name) >= (int)size)
+		return -1;
+	return access(path, X_OK);
+}
+
+/*
+ * Run "@tool @args" through the shell, a sanitizer report making it fail
+ * with status 99; its standard output (and with @with_stderr its errors)
+ * in @out.  Returns its exit status, or -1.
+ */
+static inline int run_tool(const char *tool, const char *args, bool with_stderr,
+			   char *out, size_t size)
+{
+	char cmd[1024];
+	size_t len = 0;
+	FILE *p;
+	int status;
+
+	snprintf(cmd, sizeof(cmd),
+		 "ASAN_OPTIONS=exitcode=99 UBSAN_OPTIONS=halt_on_error=1:exitcode=99 %s %s%s",
+		 tool, args, with_stderr ? " 2>&1" : "");
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	out[0] = 0;
+	while (len + 1 < size && fgets(out + len, (int)(size - len), p))
+		len = strlen(out);
+	status = pclose(p);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /* Was the guest kernel built with CONFIG_SCHED_IDLEBATCH=y? */

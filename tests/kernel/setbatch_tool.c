@@ -17,25 +17,10 @@
 
 static char tool[600];
 
-/* Run "setbatch ARGS" through the shell; its output in @out, its status returned */
+/* Run "setbatch ARGS"; its output in @out; its exit status */
 static int setbatch(char *out, size_t size, const char *args)
 {
-	char cmd[1024];
-	size_t len = 0;
-	FILE *p;
-	int status;
-
-	snprintf(cmd, sizeof(cmd),
-		 "ASAN_OPTIONS=exitcode=99 UBSAN_OPTIONS=halt_on_error=1:exitcode=99 %s %s 2>&1",
-		 tool, args);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	out[0] = 0;
-	while (len + 1 < size && fgets(out + len, (int)(size - len), p))
-		len = strlen(out);
-	status = pclose(p);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return run_tool(tool, args, true, out, size);
 }
 
 static void *sleeper(void *arg)
@@ -94,18 +79,8 @@ FIXTURE(setbatch) {
 
 FIXTURE_SETUP(setbatch)
 {
-	char self_path[400], *build;
-	ssize_t len;
-
 	REQUIRE_IDLEBATCH();
-	len = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
-	ASSERT_GT(len, 0);
-	self_path[len] = 0;
-	build = strstr(self_path, "/build/tests/");
-	ASSERT_NE(NULL, build);
-	*build = 0;
-	snprintf(tool, sizeof(tool), "%s/build/tools/sanitized/setbatch", self_path);
-	if (access(tool, X_OK))
+	if (sanitized_tool("setbatch", tool, sizeof(tool)))
 		SKIP(return, "%s is not built (make tools)", tool);
 	self->n = 0;
 }
