@@ -25,7 +25,11 @@ bool batch_events_start(char *why, size_t size);
 /* Add the events recorded since the last call to @counts. */
 void batch_events_collect(unsigned long long counts[EV_KINDS]);
 
-/* Remove the instance (also done at exit and on fatal signals). */
+/*
+ * Remove the instance (also done at exit).  The caller must end through
+ * exit() or call this on SIGINT, SIGTERM, SIGHUP and SIGQUIT: batchtop
+ * catches them for that (see quit_signal in batchtop.c).
+ */
 void batch_events_stop(void);
 
 #endif

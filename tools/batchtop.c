@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,45 @@ struct frame {
 
 static const char *prog = "batchtop";
 static long clock_ticks;
+
+/*
+ * SIGINT, SIGTERM, SIGHUP and SIGQUIT end batchtop the way q does: the
+ * handler only notes the signal (removing a tracefs instance is not
+ * async-signal-safe), the sleep or getch() it interrupts returns, the loop
+ * ends and cleans up, and then the signal is raised again so the parent
+ * still sees batchtop killed by it.  A second signal kills at once.
+ */
+static volatile sig_atomic_t quit_signal;
+
+static void on_quit_signal(int sig)
+{
+	if (quit_signal) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	quit_signal = sig;
+}
+
+static void catch_quit_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa = { .sa_handler = on_quit_signal };	/* no SA_RESTART */
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+/* After the cleanup: die of the signal that asked batchtop to quit */
+static int finish(int status)
+{
+	if (quit_signal) {
+		batch_events_stop();
+		signal(quit_signal, SIG_DFL);
+		raise(quit_signal);
+	}
+	return status;
+}
 
 /* -e: sched_batch event rates over the last frame, or why there are none */
 static bool events_on;
@@ -524,7 +564,7 @@ static int run_interactive(struct options *o)
 	noecho();
 	keypad(stdscr, TRUE);
 	curs_set(0);
-	while (running) {
+	while (running && !quit_signal) {
 		if (!paused) {
 			if (load_frame(o->root, &cur, err, sizeof(err))) {
 				status = 1;
@@ -554,7 +594,7 @@ static int run_interactive(struct options *o)
 		draw(text ? text : "batchtop: first look taken, the first frame follows...\n",
 		     o, paused, note);
 		timeout(text ? (int)(o->delay * 1000) : 200);
-		switch (getch()) {
+		switch (quit_signal ? 'q' : getch()) {
 		case 'q':
 		case 'Q':
 			running = false;
@@ -622,17 +662,18 @@ int main(int argc, char **argv)
 	if (status >= 0)
 		return status;
 	clock_ticks = sysconf(_SC_CLK_TCK);
+	catch_quit_signals();	/* before an instance exists to clean up */
 	if (o.events && o.replay)
 		snprintf(events_why, sizeof(events_why), "a replay has no live events");
 	else if (o.events)
 		events_on = batch_events_start(events_why, sizeof(events_why));
 	if (!o.batch && !o.json)
-		return run_interactive(&o);
+		return finish(run_interactive(&o));
 	/* One write per frame, so frames do not interleave with other output */
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 
 	/* n frames need n + 1 looks: every frame shows rates over its interval */
-	for (long i = 0; !o.frames || i <= o.frames; i++) {
+	for (long i = 0; (!o.frames || i <= o.frames) && !quit_signal; i++) {
 		double dt;
 
 		if (o.replay)
@@ -663,10 +704,10 @@ int main(int argc, char **argv)
 			struct timespec ts = { (time_t)o.delay,
 					       (long)((o.delay - (time_t)o.delay) * 1e9) };
 
-			while (nanosleep(&ts, &ts) && errno == EINTR)
+			while (nanosleep(&ts, &ts) && errno == EINTR && !quit_signal)
 				;
 		}
 	}
 	free_frame(&prev);
-	return 0;
+	return finish(0);
 }
