@@ -18,9 +18,9 @@ T       ?=
 TREE    := $(BUILD)/linux
 KERNEL  := $(BUILD)/bzImage-$(PREEMPT)
 
-.PHONY: all deps kernel-tree kernel series export-patches tools tests check check-preempt demo bench vm clean distclean
+.PHONY: all deps kernel-tree kernel series export-patches tools plugins fixture tests check check-preempt demo bench vm clean distclean
 
-all: kernel tools tests
+all: kernel tools plugins tests
 
 deps:
 	@scripts/deps.sh
@@ -43,11 +43,19 @@ export-patches:
 tools:
 	@$(MAKE) -s -C tools BUILD=$(abspath $(BUILD))
 
+# The trace-cmd (libtraceevent) and KernelShark plugins: build/plugins/.
+plugins:
+	@$(MAKE) -s -C plugins BUILD=$(abspath $(BUILD))
+
+# Record a new small trace of the policy for the plugins' host tests.
+fixture: deps kernel tests
+	@VM_KERNEL=$(abspath $(KERNEL)) tests/trace/record tests/fixtures/sched_batch.dat
+
 # Test programs: host-side unit tests and the in-guest kernel tests.
 tests: kernel-tree
 	@$(MAKE) -s -C tests BUILD=$(abspath $(BUILD))
 
-check: deps kernel tools tests
+check: deps kernel tools plugins tests
 	@VM_KERNEL=$(abspath $(KERNEL)) tests/run-all $(T)
 
 # The in-guest kernel tests under each preemption model: three kernels,
