@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * KernelShark plugin for the sched_batch trace events: the data part.
+ * See sched_batch.h for what it collects and builds.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "libkshark-tepdata.h"
+#include "sched_batch.h"
+
+static void sched_batch_free_context(struct plugin_sched_batch_context *ctx)
+{
+	if (!ctx)
+		return;
+	free(ctx->parks);
+	free(ctx->unparks);
+	free(ctx->migrations);
+	free(ctx->intervals);
+	free(ctx->queue);
+	free(ctx);
+}
+
+KS_DEFINE_PLUGIN_CONTEXT(struct plugin_sched_batch_context, sched_batch_free_context);
+
+/* Room for one more element of @size bytes in *@arr; NULL if out of memory */
+static void *grow(void **arr, size_t *nr, size_t *cap, size_t size)
+{
+	if (*nr == *cap) {
+		size_t cap_new = *cap ? *cap * 2 : 256;
+		void *arr_new = realloc(*arr, cap_new * size);
+
+		if (!arr_new)
+			return NULL;
+		*arr = arr_new;
+		*cap = cap_new;
+	}
+	return (char *)*arr + (*nr)++ * size;
+}
+
+#define PUSH(ctx, name) \
+	grow((void **)&(ctx)->name, &(ctx)->nr_##name, &(ctx)->cap_##name, sizeof(*(ctx)->name))
+
+static int32_t read_int(struct tep_format_field *field, struct tep_record *record)
+{
+	unsigned long long val = 0;
+
+	tep_read_number_field(field, record->data, &val);
+	return (int32_t)val;
+}
+
+static void on_park(struct kshark_data_stream *stream, void *rec, struct kshark_entry *entry)
+{
+	struct plugin_sched_batch_context *ctx = __get_context(stream->stream_id);
+	struct sb_park *p;
+
+	if (!ctx || !(p = PUSH(ctx, parks)))
+		return;
+	p->entry = entry;
+	p->pid = read_int(ctx->park_pid, rec);
+	p->cpu = read_int(ctx->park_cpu, rec);
+	p->nr_queued = read_int(ctx->park_nr, rec);
+}
+
+static void on_unpark(struct kshark_data_stream *stream, void *rec, struct kshark_entry *entry)
+{
+	struct plugin_sched_batch_context *ctx = __get_context(stream->stream_id);
+	unsigned long long ns = 0;
+	struct sb_unpark *u;
+
+	if (!ctx || !(u = PUSH(ctx, unparks)))
+		return;
+	u->entry = entry;
+	u->pid = read_int(ctx->unpark_pid, rec);
+	u->cpu = read_int(ctx->unpark_cpu, rec);
+	u->reason = read_int(ctx->unpark_reason, rec);
+	if (u->reason < 0 || u->reason > SB_UNPARK_OTHER)
+		u->reason = SB_UNPARK_OTHER;
+	tep_read_number_field(ctx->unpark_parked_ns, ((struct tep_record *)rec)->data, &ns);
+	u->parked_ns = (int64_t)ns;
+}
+
+static void on_migrate(struct kshark_data_stream *stream, void *rec, struct kshark_entry *entry)
+{
+	struct plugin_sched_batch_context *ctx = __get_context(stream->stream_id);
+	struct sb_migration *m;
+
+	if (!ctx || !(m = PUSH(ctx, migrations)))
+		return;
+	m->entry = entry;
+	m->pid = read_int(ctx->mig_pid, rec);
+	m->src_cpu = read_int(ctx->mig_src, rec);
+	m->dst_cpu = read_int(ctx->mig_dst, rec);
+	m->kind = read_int(ctx->mig_kind, rec);
+}
+
+/* Look up @event's fields; false (and why, on stderr) if one is missing */
+static bool find_fields(struct tep_handle *tep, const char *event, int *id,
+			const char *const *names, struct tep_format_field **fields[])
+{
+	struct tep_event *ev = tep_find_event_by_name(tep, "sched_batch", event);
+
+	if (!ev) {
+		fprintf(stderr, "sched_batch plugin: the trace has no sched_batch/%s event\n", event);
+		return false;
+	}
+	*id = ev->id;
+	for (int i = 0; names[i]; i++) {
+		*fields[i] = tep_find_field(ev, names[i]);
+		if (!*fields[i]) {
+			fprintf(stderr, "sched_batch plugin: sched_batch/%s has no field %s\n",
+				event, names[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool init_context(struct kshark_data_stream *stream, struct plugin_sched_batch_context *ctx)
+{
+	static const char *const park[] = { "pid", "cpu", "nr_queued", NULL };
+	static const char *const unpark[] = { "pid", "cpu", "reason", "parked_ns", NULL };
+	static const char *const migrate[] = { "pid", "src_cpu", "dst_cpu", "kind", NULL };
+	struct tep_format_field **park_f[] = { &ctx->park_pid, &ctx->park_cpu, &ctx->park_nr };
+	struct tep_format_field **unpark_f[] = { &ctx->unpark_pid, &ctx->unpark_cpu,
+						 &ctx->unpark_reason, &ctx->unpark_parked_ns };
+	struct tep_format_field **migrate_f[] = { &ctx->mig_pid, &ctx->mig_src, &ctx->mig_dst,
+						  &ctx->mig_kind };
+
+	if (!kshark_is_tep(stream))
+		return false;
+	ctx->tep = kshark_get_tep(stream);
+	return ctx->tep &&
+	       find_fields(ctx->tep, "sched_batch_park", &ctx->park_id, park, park_f) &&
+	       find_fields(ctx->tep, "sched_batch_unpark", &ctx->unpark_id, unpark, unpark_f) &&
+	       find_fields(ctx->tep, "sched_batch_migrate", &ctx->migrate_id, migrate, migrate_f);
+}
+
+/* Events in time order; the file offset keeps ties in the order recorded */
+static int by_time(const struct kshark_entry *a, const struct kshark_entry *b)
+{
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return a->offset < b->offset ? -1 : a->offset > b->offset;
+}
+
+static int park_cmp(const void *a, const void *b)
+{
+	return by_time(((const struct sb_park *)a)->entry, ((const struct sb_park *)b)->entry);
+}
+
+static int unpark_cmp(const void *a, const void *b)
+{
+	return by_time(((const struct sb_unpark *)a)->entry, ((const struct sb_unpark *)b)->entry);
+}
+
+static int migration_cmp(const void *a, const void *b)
+{
+	return by_time(((const struct sb_migration *)a)->entry,
+		       ((const struct sb_migration *)b)->entry);
+}
+
+static int interval_cmp(const void *a, const void *b)
+{
+	const struct sb_interval *x = a, *y = b;
+	const struct kshark_entry *ex = x->park ? x->park : x->unpark;
+	const struct kshark_entry *ey = y->park ? y->park : y->unpark;
+
+	/* Those parked before the trace began come first */
+	if (!x->park != !y->park)
+		return x->park ? 1 : -1;
+	return by_time(ex, ey);
+}
+
+static int queue_cmp(const void *a, const void *b)
+{
+	return by_time(((const struct sb_queue_point *)a)->entry,
+		       ((const struct sb_queue_point *)b)->entry);
+}
+
+/*
+ * Pair each park with the next unpark of the same task.  Walking both
+ * lists in time order, a task has at most one open park; the open ones
+ * are kept in a small open-addressing table keyed by PID.
+ */
+static bool pair_intervals(struct plugin_sched_batch_context *ctx)
+{
+	size_t slots = 64, ip = 0, iu = 0, n = 0;
+	struct sb_interval *iv;
+	ssize_t *open;
+
+	while (slots < 2 * ctx->nr_parks)
+		slots *= 2;
+	iv = calloc(ctx->nr_parks + ctx->nr_unparks + 1, sizeof(*iv));
+	open = malloc(slots * sizeof(*open));
+	if (!iv || !open)
+		goto nomem;
+	memset(open, 0xff, slots * sizeof(*open));	/* -1: empty */
+
+	while (ip < ctx->nr_parks || iu < ctx->nr_unparks) {
+		bool park_next = iu == ctx->nr_unparks ||
+			(ip < ctx->nr_parks &&
+			 by_time(ctx->parks[ip].entry, ctx->unparks[iu].entry) < 0);
+		int32_t pid = park_next ? ctx->parks[ip].pid : ctx->unparks[iu].pid;
+		size_t h = ((uint32_t)pid * 2654435761u) & (slots - 1);
+
+		/* Find the task's slot, or the empty one where it would go */
+		while (open[h] >= 0 && iv[open[h]].pid != pid)
+			h = (h + 1) & (slots - 1);
+		if (park_next) {
+			if (open[h] >= 0) {	/* its unpark was lost: end it here */
+				iv[open[h]].unpark = ctx->parks[ip].entry;
+				iv[open[h]].reason = SB_UNPARK_OTHER;
+			}
+			iv[n] = (struct sb_interval){ .park = ctx->parks[ip].entry, .pid = pid,
+						      .reason = SB_STILL_PARKED };
+			open[h] = (ssize_t)n++;
+			ip++;
+			continue;
+		}
+		if (open[h] >= 0) {
+			iv[open[h]].unpark = ctx->unparks[iu].entry;
+			iv[open[h]].reason = ctx->unparks[iu].reason;
+			/* Remove by re-inserting the rest of the cluster */
+			open[h] = -1;
+			for (size_t j = (h + 1) & (slots - 1); open[j] >= 0; j = (j + 1) & (slots - 1)) {
+				ssize_t moved = open[j];
+				size_t k = ((uint32_t)iv[moved].pid * 2654435761u) & (slots - 1);
+
+				open[j] = -1;
+				while (open[k] >= 0)
+					k = (k + 1) & (slots - 1);
+				open[k] = moved;
+			}
+		} else {		/* parked before the trace began */
+			iv[n++] = (struct sb_interval){ .unpark = ctx->unparks[iu].entry, .pid = pid,
+							.reason = ctx->unparks[iu].reason };
+		}
+		iu++;
+	}
+	free(open);
+	qsort(iv, n, sizeof(*iv), interval_cmp);
+	ctx->intervals = iv;
+	ctx->nr_intervals = n;
+	return true;
+nomem:
+	free(iv);
+	free(open);
+	return false;
+}
+
+/*
+ * Each CPU's queue length over time.  It becomes known at the CPU's first
+ * park event (the event has the length); until then nothing is drawn.
+ */
+static bool rebuild_queues(struct plugin_sched_batch_context *ctx, int nr_cpus)
+{
+	size_t ip = 0, iu = 0, im = 0, n = 0, max = ctx->nr_parks + ctx->nr_unparks +
+		2 * ctx->nr_migrations;
+	struct sb_queue_point *q = calloc(max + 1, sizeof(*q));
+	int32_t *len = malloc((nr_cpus + 1) * sizeof(*len));
+
+	if (!q || !len) {
+		free(q);
+		free(len);
+		return false;
+	}
+	for (int c = 0; c < nr_cpus; c++)
+		len[c] = -1;
+
+	while (ip < ctx->nr_parks || iu < ctx->nr_unparks || im < ctx->nr_migrations) {
+		const struct kshark_entry *e[3] = {
+			ip < ctx->nr_parks ? ctx->parks[ip].entry : NULL,
+			iu < ctx->nr_unparks ? ctx->unparks[iu].entry : NULL,
+			im < ctx->nr_migrations ? ctx->migrations[im].entry : NULL,
+		};
+		int first = -1, cpu[2] = { -1, -1 }, delta[2] = { 0, 0 };
+
+		for (int i = 0; i < 3; i++)
+			if (e[i] && (first < 0 || by_time(e[i], e[first]) < 0))
+				first = i;
+		if (first == 0) {
+			cpu[0] = ctx->parks[ip].cpu;
+			if (cpu[0] >= 0 && cpu[0] < nr_cpus)
+				len[cpu[0]] = ctx->parks[ip].nr_queued;
+			ip++;
+		} else if (first == 1) {
+			cpu[0] = ctx->unparks[iu++].cpu;
+			delta[0] = -1;
+		} else {
+			cpu[0] = ctx->migrations[im].src_cpu;
+			delta[0] = -1;
+			cpu[1] = ctx->migrations[im++].dst_cpu;
+			delta[1] = 1;
+		}
+		for (int i = 0; i < 2; i++) {
+			int c = cpu[i];
+
+			if (c < 0 || c >= nr_cpus || len[c] < 0)
+				continue;
+			len[c] += delta[i];
+			if (len[c] < 0)		/* an event lost: start from empty */
+				len[c] = 0;
+			q[n++] = (struct sb_queue_point){ .entry = e[first], .cpu = c, .len = len[c] };
+			if (len[c] > ctx->max_queue_len)
+				ctx->max_queue_len = len[c];
+		}
+	}
+	free(len);
+	qsort(q, n, sizeof(*q), queue_cmp);
+	ctx->queue = q;
+	ctx->nr_queue = n;
+	return true;
+}
+
+struct plugin_sched_batch_context *sched_batch_analysed_context(int sd)
+{
+	struct plugin_sched_batch_context *ctx = __get_context(sd);
+	struct kshark_context *kshark_ctx = NULL;
+	struct kshark_data_stream *stream;
+
+	if (!ctx || ctx->analysed)
+		return ctx;
+	if (!kshark_instance(&kshark_ctx) || !(stream = kshark_get_data_stream(kshark_ctx, sd)))
+		return NULL;
+	qsort(ctx->parks, ctx->nr_parks, sizeof(*ctx->parks), park_cmp);
+	qsort(ctx->unparks, ctx->nr_unparks, sizeof(*ctx->unparks), unpark_cmp);
+	qsort(ctx->migrations, ctx->nr_migrations, sizeof(*ctx->migrations), migration_cmp);
+	if (!pair_intervals(ctx) || !rebuild_queues(ctx, stream->n_cpus))
+		return NULL;
+	ctx->analysed = true;
+	return ctx;
+}
+
+/* Load the plugin for @stream: > 0 when its trace has the sched_batch events */
+int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
+{
+	struct plugin_sched_batch_context *ctx = __init(stream->stream_id);
+
+	if (!ctx || !init_context(stream, ctx)) {
+		__close(stream->stream_id);
+		return 0;
+	}
+	kshark_register_event_handler(stream, ctx->park_id, on_park);
+	kshark_register_event_handler(stream, ctx->unpark_id, on_unpark);
+	kshark_register_event_handler(stream, ctx->migrate_id, on_migrate);
+	kshark_register_draw_handler(stream, sched_batch_draw);
+	return 1;
+}
+
+int KSHARK_PLOT_PLUGIN_DEINITIALIZER(struct kshark_data_stream *stream)
+{
+	struct plugin_sched_batch_context *ctx = __get_context(stream->stream_id);
+	int ret = 0;
+
+	if (ctx) {
+		kshark_unregister_event_handler(stream, ctx->park_id, on_park);
+		kshark_unregister_event_handler(stream, ctx->unpark_id, on_unpark);
+		kshark_unregister_event_handler(stream, ctx->migrate_id, on_migrate);
+		kshark_unregister_draw_handler(stream, sched_batch_draw);
+		ret = 1;
+	}
+	__close(stream->stream_id);
+	return ret;
+}

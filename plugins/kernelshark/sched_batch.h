@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * KernelShark plugin for the sched_batch trace events (SCHED_IDLEBATCH).
+ *
+ * The data part (sched_batch.c, C) collects the park, unpark and migrate
+ * events while KernelShark loads a trace, then pairs every park with its
+ * unpark into a parked interval and rebuilds each CPU's idle-batch queue
+ * length over time.  The draw part (SchedBatchDraw.cpp, C++) draws the
+ * intervals in task graphs and migrations and queue lengths in CPU graphs.
+ */
+#ifndef _KS_PLUGIN_SCHED_BATCH_H
+#define _KS_PLUGIN_SCHED_BATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libkshark.h"
+#include "libkshark-plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * The numbers of the symbolic fields, as the kernel's
+ * include/trace/events/sched_batch.h exports them.
+ */
+enum sb_unpark_reason {
+	SB_UNPARK_PICKED,
+	SB_UNPARK_SIGNAL,
+	SB_UNPARK_PI,
+	SB_UNPARK_POLICY,
+	SB_UNPARK_OTHER,		/* a newer kernel's reason, or a lost event */
+	SB_STILL_PARKED = -1,		/* no unpark before the trace ends */
+};
+
+enum sb_migrate_kind {
+	SB_MIGRATE_BALANCE,
+	SB_MIGRATE_PULL,
+	SB_MIGRATE_SWAP,
+};
+
+/* One sched_batch_park event */
+struct sb_park {
+	const struct kshark_entry	*entry;
+	int32_t				pid;
+	int32_t				cpu;
+	int32_t				nr_queued;	/* itself included */
+};
+
+/* One sched_batch_unpark event */
+struct sb_unpark {
+	const struct kshark_entry	*entry;
+	int32_t				pid;
+	int32_t				cpu;
+	int32_t				reason;
+	int64_t				parked_ns;
+};
+
+/* One sched_batch_migrate event */
+struct sb_migration {
+	const struct kshark_entry	*entry;
+	int32_t				pid;
+	int32_t				src_cpu;
+	int32_t				dst_cpu;
+	int32_t				kind;
+};
+
+/*
+ * A task's time in an idle-batch queue.  @park is NULL when the task was
+ * parked before the trace began, @unpark NULL (and @reason
+ * SB_STILL_PARKED) when it was still parked at its end.
+ */
+struct sb_interval {
+	const struct kshark_entry	*park;
+	const struct kshark_entry	*unpark;
+	int32_t				pid;
+	int32_t				reason;
+};
+
+/*
+ * The length of @cpu's idle-batch queue from @entry's time on.  Only
+ * known from the CPU's first park event on: a park event carries the
+ * absolute length, unparks and migrations change it by one.
+ */
+struct sb_queue_point {
+	const struct kshark_entry	*entry;
+	int32_t				cpu;
+	int32_t				len;
+};
+
+/* Per data stream state of the plugin */
+struct plugin_sched_batch_context {
+	struct tep_handle		*tep;
+	int				park_id, unpark_id, migrate_id;
+
+	/* Fields, looked up by name once */
+	struct tep_format_field		*park_pid, *park_cpu, *park_nr;
+	struct tep_format_field		*unpark_pid, *unpark_cpu, *unpark_reason;
+	struct tep_format_field		*unpark_parked_ns;
+	struct tep_format_field		*mig_pid, *mig_src, *mig_dst, *mig_kind;
+
+	/* Filled while KernelShark loads the trace, in file order */
+	struct sb_park			*parks;
+	size_t				nr_parks, cap_parks;
+	struct sb_unpark		*unparks;
+	size_t				nr_unparks, cap_unparks;
+	struct sb_migration		*migrations;
+	size_t				nr_migrations, cap_migrations;
+
+	/* Built by sched_batch_analyse(), sorted by time */
+	bool				analysed;
+	struct sb_interval		*intervals;
+	size_t				nr_intervals;
+	struct sb_queue_point		*queue;
+	size_t				nr_queue;
+	int32_t				max_queue_len;
+};
+
+KS_DECLARE_PLUGIN_CONTEXT_METHODS(struct plugin_sched_batch_context)
+
+/*
+ * The stream's context with the intervals and queue lengths built (once,
+ * after loading): for the draw part, and exported for the tests.  NULL
+ * when the plugin is not loaded for @sd or memory ran out.
+ */
+struct plugin_sched_batch_context *sched_batch_analysed_context(int sd);
+
+void sched_batch_draw(struct kshark_cpp_argv *argv, int sd, int val, int draw_action);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* _KS_PLUGIN_SCHED_BATCH_H */
