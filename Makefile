@@ -18,7 +18,7 @@ T       ?=
 TREE    := $(BUILD)/linux
 KERNEL  := $(BUILD)/bzImage-$(PREEMPT)
 
-.PHONY: all deps kernel-tree kernel series export-patches tools plugins fixture tests check check-preempt demo bench vm clean distclean
+.PHONY: all deps kernel-tree kernel series export-patches tools plugins fixture screenshot tests check check-preempt demo bench vm clean distclean
 
 all: kernel tools plugins tests
 
@@ -46,6 +46,11 @@ tools:
 # The trace-cmd (libtraceevent) and KernelShark plugins: build/plugins/.
 plugins:
 	@$(MAKE) -s -C plugins BUILD=$(abspath $(BUILD))
+
+# docs/kernelshark-sched_batch.png: KernelShark with the plugin, under Xvfb.
+screenshot: plugins
+	@scripts/deps.sh --gui
+	@scripts/kernelshark-screenshot.sh
 
 # Record a new small trace of the policy for the plugins' host tests.
 fixture: deps kernel tests

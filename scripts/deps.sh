@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Install the Debian packages the project needs; quiet when all are present.
 #
-# Usage: scripts/deps.sh [--check]
+# Usage: scripts/deps.sh [--check] [--gui]
 #   --check  only report what is missing (exit 1 if anything is)
+#   --gui    also KernelShark itself, Xvfb and the screenshot tools
+#            (make screenshot; not needed to build or test)
 set -euo pipefail
 
 packages=(
@@ -20,6 +22,15 @@ packages=(
 	stress-ng rt-tests
 )
 
+check=false
+for arg in "$@"; do
+	case $arg in
+	--check) check=true ;;
+	--gui) packages+=(kernelshark xvfb xauth x11-apps netpbm) ;;
+	*) echo "usage: $0 [--check] [--gui]" >&2; exit 2 ;;
+	esac
+done
+
 missing=()
 for pkg in "${packages[@]}"; do
 	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
@@ -28,7 +39,7 @@ done
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-if [ "${1:-}" = "--check" ]; then
+if $check; then
 	echo "missing packages: ${missing[*]}" >&2
 	exit 1
 fi
