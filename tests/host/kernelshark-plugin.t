@@ -45,15 +45,22 @@ trace-cmd report -N -t -i "$trace" 2>/dev/null | awk '
 	}' >"$report"
 count() { awk -v k="$1" '$1 == k' "$report" | wc -l; }
 
-# The task with the most parks and the CPU with the most migrations
-pid=$(awk '$1 == "park" { c[$3]++ } END { for (p in c) if (c[p] > m) { m = c[p]; b = p } print b }' "$report")
+# The task with the most parks, those whose interval began before the
+# trace or ended with it (if any), and the CPU with the most migrations
+pids=$(awk '
+	$1 == "park"   { c[$3]++; if (open[$3]) odd[$3] = 1; open[$3] = 1 }
+	$1 == "unpark" { if (!open[$3]) odd[$3] = 1; open[$3] = 0 }
+	END { for (p in c) if (c[p] > m) { m = c[p]; b = p }
+	      printf "%s", b; for (p in open) if (open[p]) odd[p] = 1
+	      for (p in odd) if (p != b) printf ",%s", p; print "" }' "$report")
+pid=${pids%%,*}
 cpu=$(awk '$1 == "migrate" { c[$4]++; c[$5]++ } END { b = 0; for (x in c) if (c[x] > m) { m = c[x]; b = x } print b }' "$report")
-out=$("$check" "$trace" "$plugin" "$pid" "$cpu" 2>&1)
+out=$("$check" "$trace" "$plugin" "$pids" "$cpu" 2>&1)
 rc=$?
 get() { echo "$out" | awk -v k="$1" 'index($0, k " ") == 1 { print substr($0, length(k) + 2); exit }'; }
 
 if [ $rc -le 1 ] && [ "$(get init)" = 1 ] && [ "$(get draw_handlers)" = 1 ]; then
-	ok "the plugin loads into libkshark and registers its handlers (task $pid, cpu $cpu)"
+	ok "the plugin loads into libkshark and registers its handlers (tasks $pids, cpu $cpu)"
 else
 	not_ok "the plugin loads into libkshark and registers its handlers" "exit status $rc" \
 		"$(echo "$out" | tail -n 5)"
@@ -75,24 +82,26 @@ for r in picked signal pi policy; do
 		"$(awk -v r="$r" '$1 == "unpark" && $5 == r' "$report" | wc -l)" "$(get "reason $r")"
 done
 
-# The task graph: a box per interval of the task, coloured by its reason
-want=$(awk -v p="$pid" '$1 == "unpark" && $3 == p { c[$5]++; n++ }
-	$1 == "park" && $3 == p { open = 1 } $1 == "unpark" && $3 == p { open = 0 }
-	END { if (open) { c["still_parked"]++; n++ }
-	      printf "boxes %d", n; m = split("other pi picked policy signal still_parked", k, " ")
-	      for (i = 1; i <= m; i++) if (c[k[i]]) printf " %s %d", k[i], c[k[i]]; print "" }' "$report")
-got=$(get "task pid $pid" | sed -E 's/^window [0-9]+ [0-9]+ //')
-is "task $pid's graph: one box per parked interval, in its reason's colour" "$want" "$got"
+# Each task graph: a box per interval of the task, coloured by its reason;
+# zoomed to the middle third: the boxes of the intervals that overlap it
+for pid in ${pids//,/ }; do
+	want=$(awk -v p="$pid" '$1 == "unpark" && $3 == p { c[$5]++; n++ }
+		$1 == "park" && $3 == p { open = 1 } $1 == "unpark" && $3 == p { open = 0 }
+		END { if (open) { c["still_parked"]++; n++ }
+		      printf "boxes %d", n; m = split("other pi picked policy signal still_parked", k, " ")
+		      for (i = 1; i <= m; i++) if (c[k[i]]) printf " %s %d", k[i], c[k[i]]; print "" }' "$report")
+	got=$(get "task pid $pid" | sed -E 's/^window [0-9]+ [0-9]+ //')
+	is "task $pid's graph: one box per parked interval, in its reason's colour" "$want" "$got"
 
-# Zoomed to the middle third: the boxes of the intervals that overlap it
-read -r lo hi <<<"$(get "zoom pid $pid" | awk '{ print $2, $3 }')"
-want=$(awk -v p="$pid" -v lo="$lo" -v hi="$hi" '
-	$3 != p { next }
-	$1 == "park"   { start = $2; open = 1 }
-	$1 == "unpark" { if (!open) start = 0; if (start <= hi && $2 >= lo) n++; open = 0 }
-	END { if (open && start <= hi) n++; print n + 0 }' "$report")
-got=$(get "zoom pid $pid" | awk '{ print $5 }')
-is "zoomed in ($lo..$hi ns): boxes for the intervals that overlap the view" "$want" "$got"
+	read -r lo hi <<<"$(get "zoom pid $pid" | awk '{ print $2, $3 }')"
+	want=$(awk -v p="$pid" -v lo="$lo" -v hi="$hi" '
+		$3 != p { next }
+		$1 == "park"   { start = $2; open = 1 }
+		$1 == "unpark" { if (!open) start = 0; if (start <= hi && $2 >= lo) n++; open = 0 }
+		END { if (open && start <= hi) n++; print n + 0 }' "$report")
+	got=$(get "zoom pid $pid" | awk '{ print $5 }')
+	is "task $pid zoomed in ($lo..$hi ns): boxes for the intervals that overlap the view" "$want" "$got"
+done
 
 # The CPU graph: a mark per migration in and out, and the queue line
 want=$(awk -v c="$cpu" '$1 == "migrate" { i += $5 == c; o += $4 == c }

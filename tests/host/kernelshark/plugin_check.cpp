@@ -9,7 +9,7 @@
  * it checks the geometry of the shapes itself and prints "geometry ok" or
  * what is wrong.
  *
- * Usage: plugin_check TRACE.dat PLUGIN.so PID CPU
+ * Usage: plugin_check TRACE.dat PLUGIN.so PID[,PID...] CPU
  */
 #include <dlfcn.h>
 #include <cstdio>
@@ -173,15 +173,17 @@ int main(int argc, char **argv)
 	plugin_sched_batch_context *(*analysed)(int);
 	plugin_sched_batch_context *ctx;
 	int64_t span, counts[SB_UNPARK_OTHER + 1] = { 0 };
-	int sd, handlers = 0, before = 0, still = 0, pid, cpu;
+	int sd, handlers = 0, before = 0, still = 0, cpu;
+	std::vector<int> pids;
 	ssize_t n;
 	void *so;
 
 	if (argc != 5) {
-		fprintf(stderr, "usage: %s TRACE.dat PLUGIN.so PID CPU\n", argv[0]);
+		fprintf(stderr, "usage: %s TRACE.dat PLUGIN.so PID[,PID...] CPU\n", argv[0]);
 		return 2;
 	}
-	pid = atoi(argv[3]);
+	for (char *p = argv[3]; *p; p += *p == ',')
+		pids.push_back((int)strtol(p, &p, 10));
 	cpu = atoi(argv[4]);
 	if (!kshark_instance(&kctx) || (sd = kshark_open(kctx, argv[1])) < 0) {
 		fprintf(stderr, "plugin_check: cannot open %s\n", argv[1]);
@@ -230,12 +232,14 @@ int main(int argc, char **argv)
 	ksmodel_init(&histo);
 	ksmodel_set_bining(&histo, 800, rows[0]->ts, rows[n - 1]->ts);
 	ksmodel_fill(&histo, rows, n);
-	check_task("task", stream, &histo, ctx, pid);
+	for (int pid : pids)
+		check_task("task", stream, &histo, ctx, pid);
 	check_cpu(stream, &histo, cpu);
 	span = rows[n - 1]->ts - rows[0]->ts;
 	ksmodel_set_bining(&histo, 800, rows[0]->ts + span / 3, rows[0]->ts + 2 * span / 3);
 	ksmodel_fill(&histo, rows, n);
-	check_task("zoom", stream, &histo, ctx, pid);
+	for (int pid : pids)
+		check_task("zoom", stream, &histo, ctx, pid);
 
 	if (!failures)
 		printf("geometry ok\n");
