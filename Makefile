@@ -18,7 +18,7 @@ T       ?=
 TREE    := $(BUILD)/linux
 KERNEL  := $(BUILD)/bzImage-$(PREEMPT)
 
-.PHONY: all deps kernel-tree kernel series export-patches tools plugins fixture screenshot tests check check-preempt demo bench vm clean distclean
+.PHONY: all deps kernel-tree kernel series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt demo bench vm clean distclean
 
 all: kernel tools plugins tests
 
@@ -46,6 +46,19 @@ tools:
 # The trace-cmd (libtraceevent) and KernelShark plugins: build/plugins/.
 plugins:
 	@$(MAKE) -s -C plugins BUILD=$(abspath $(BUILD))
+
+# make install: as root system-wide (the tools in /usr/local, the plugins
+# where trace-cmd and KernelShark look for them), otherwise for this user
+# (~/.local); install-system and install-user pick one.
+install:
+	@if [ "$$(id -u)" -eq 0 ]; then $(MAKE) -s install-system; else $(MAKE) -s install-user; fi
+
+install-system install-user uninstall-system uninstall-user: tools plugins
+	@$(MAKE) -s -C tools BUILD=$(abspath $(BUILD)) $@
+	@$(MAKE) -s -C plugins BUILD=$(abspath $(BUILD)) $@
+
+uninstall:
+	@if [ "$$(id -u)" -eq 0 ]; then $(MAKE) -s uninstall-system; else $(MAKE) -s uninstall-user; fi
 
 # docs/kernelshark-sched_batch.png: KernelShark with the plugin, under Xvfb.
 screenshot: plugins
