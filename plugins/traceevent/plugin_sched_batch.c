@@ -172,8 +172,9 @@ static const char *sb_str(struct sb_rec *r, const char *name, int *len)
 
 /*
  * The kernel's field=value list, each value as `trace-cmd report -R` prints
- * it, but only for the fields that lie inside the record: the library's
- * printers trust the format and would read past a short one.
+ * it, but only for the fields that lie inside the record, and a string only
+ * up to the end of its array: the library's printers trust the format and
+ * the NUL, and would read past a short record or an unterminated string.
  */
 static void sb_print_fields(struct trace_seq *s, struct sb_rec *r)
 {
@@ -188,10 +189,9 @@ static void sb_print_fields(struct trace_seq *s, struct sb_rec *r)
 		if (!sb_field_fits(r, f))
 			trace_seq_puts(s, "<beyond the record>");
 		else if ((f->flags & TEP_FIELD_IS_STRING) &&
-			 !(f->flags & TEP_FIELD_IS_DYNAMIC))
-			trace_seq_printf(s, "%.*s",
-					 (int)strnlen((char *)data + f->offset, f->size),
-					 (char *)data + f->offset);
+			 !(f->flags & TEP_FIELD_IS_DYNAMIC) &&
+			 !memchr((char *)data + f->offset, '\0', f->size))
+			trace_seq_printf(s, "%.*s", f->size, (char *)data + f->offset);
 		else
 			tep_print_field_content(s, data, size, f);
 	}
