@@ -55,7 +55,12 @@ pids=$(awk '
 	      for (p in odd) if (p != b) printf ",%s", p; print "" }' "$report")
 pid=${pids%%,*}
 cpu=$(awk '$1 == "migrate" { c[$4]++; c[$5]++ } END { b = 0; for (x in c) if (c[x] > m) { m = c[x]; b = x } print b }' "$report")
-out=$("$check" "$trace" "$plugin" "$pids" "$cpu" 2>&1)
+# The project's libtraceevent plugin for the Info column, and no copy of
+# it from this user's ~/.local/lib/traceevent/plugins instead
+home=$(mktemp -d)
+trap 'rm -f "$report"; rm -rf "$home"' EXIT
+out=$(HOME=$home TRACEEVENT_PLUGIN_DIR=$top/build/plugins/traceevent \
+	"$check" "$trace" "$plugin" "$pids" "$cpu" 2>&1)
 rc=$?
 get() { echo "$out" | awk -v k="$1" 'index($0, k " ") == 1 { print substr($0, length(k) + 2); exit }'; }
 
@@ -64,6 +69,12 @@ if [ $rc -le 1 ] && [ "$(get init)" = 1 ] && [ "$(get draw_handlers)" = 1 ]; the
 else
 	not_ok "the plugin loads into libkshark and registers its handlers" "exit status $rc" \
 		"$(echo "$out" | tail -n 5)"
+fi
+info=$(get info)
+if [[ $info =~ ^[^\ ]+:[0-9]+\ unparked\ on\ cpu\ [0-9]+\ after\ [0-9.]+\ ms:\  ]]; then
+	ok "the Info column of an unpark is the trace-cmd plugin's line: $info"
+else
+	not_ok "the Info column of an unpark is the trace-cmd plugin's line" "got: $info"
 fi
 is "park events: the plugin's equal the report's" "$(count park)" "$(get parks)"
 is "unpark events: the plugin's equal the report's" "$(count unpark)" "$(get unparks)"

@@ -202,6 +202,19 @@ int main(int argc, char **argv)
 	for (kshark_draw_handler *h = stream->draw_handlers; h; h = h->next)
 		handlers++;
 	printf("draw_handlers %d\n", handlers);
+	/* The Info column of the first unpark: libtraceevent's plugin prints it */
+	for (ssize_t i = 0; i < n; i++) {
+		char *name = kshark_get_event_name(rows[i]), *info;
+
+		if (name && !strcmp(name, "sched_batch/sched_batch_unpark")) {
+			info = kshark_get_info(rows[i]);
+			printf("info %s\n", info ? info : "(none)");
+			free(info);
+			free(name);
+			break;
+		}
+		free(name);
+	}
 
 	/* The context, through the one symbol the plugin exports for this */
 	so = dlopen(argv[2], RTLD_NOW | RTLD_NOLOAD);
