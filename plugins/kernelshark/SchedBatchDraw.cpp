@@ -5,15 +5,20 @@
  * Task graphs: every parked interval is a box from park to unpark in the
  * lower part of the graph, filled in the colour of the reason it ended
  * (picked to run, signal, PI, policy change, other), and an empty box
- * when the task was still parked when the trace ended.
+ * when the task was still parked when the trace ended.  Intervals of one
+ * reason that meet in the view's bins are drawn as one box.
  *
  * CPU graphs: a line of the CPU's idle-batch queue length (0 at the base,
- * the trace's longest queue at the top), and a triangle for every batch
- * balancer migration: pointing down at the top edge for a task that came
- * in, pointing up at the bottom edge for one that left.
+ * the trace's longest queue at the top), and a triangle for the batch
+ * balancer's migrations in each bin: pointing down at the top edge for
+ * tasks that came in, pointing up at the bottom edge for ones that left.
+ *
+ * Bins are worked out from the view's time range here: ksmodel_get_bin()
+ * of libkshark 2.2.1 returns UPPER_OVERFLOW_BIN for times before the view
+ * and LOWER_OVERFLOW_BIN for times after it, the other way round from
+ * what its header says.
  */
-#include <cmath>
-#include <limits>
+#include <algorithm>
 #include <vector>
 
 #include "KsPlotTools.hpp"
@@ -41,150 +46,135 @@ static Color reason_color(int reason)
 	}
 }
 
-/* A parked interval in a task graph */
-class ParkedBox : public Rectangle {
-public:
-	ParkedBox(const sb_interval &iv) : _interval(iv) {}
-
-	const sb_interval _interval;
-
-	/* Inside the box is a hit, so KernelShark's tooltip finds it */
-	double distance(int x, int y) const override
-	{
-		if (x >= pointX(0) && x <= pointX(3) && y >= pointY(0) && y <= pointY(1))
-			return 0;
-		return std::numeric_limits<double>::max();
-	}
-};
-
-/* A balancer migration in a CPU graph */
-class MigrationMark : public Triangle {
-public:
-	MigrationMark(const sb_migration &m, bool in) : _migration(m), _in(in) {}
-
-	const sb_migration _migration;
-	const bool _in;		/* into this CPU (else out of it) */
-};
-
-/* The CPU's queue length across the graph */
-class QueueLine : public Polyline {
-public:
-	QueueLine(size_t n, int cpu) : Polyline(n), _cpu(cpu) {}
-
-	const int _cpu;
-};
-
-/* The graph's bin of @e; before or after the visible range: the first or last */
-static int clamp_bin(kshark_trace_histo *histo, const kshark_entry *e, int first, int last)
+/* The view's bin of time @ts: -1 before the view, n_bins after it */
+static int view_bin(const kshark_trace_histo *histo, int64_t ts)
 {
-	int bin;
-
-	if (!e)
-		return first;
-	bin = ksmodel_get_bin(histo, e);
-	if (bin == LOWER_OVERFLOW_BIN)
-		return first;
-	if (bin == UPPER_OVERFLOW_BIN)
-		return last;
-	return bin;
+	if (ts < histo->min)
+		return -1;
+	if (ts > histo->max)
+		return histo->n_bins;
+	/* The last bin also holds max itself */
+	return std::min<int64_t>((ts - histo->min) / histo->bin_size, histo->n_bins - 1);
 }
 
-/* Does @e lie after (> 0) or before (< 0) the visible range? */
-static int outside(kshark_trace_histo *histo, const kshark_entry *e)
+/*
+ * A box over bins @first..@last (each bin is a pixel column: the box ends
+ * at the right edge of @last, so a park and unpark in one bin still show)
+ */
+static void add_box(KsCppArgV *argv, int first, int last, int reason)
 {
-	if (!e)
-		return 0;
-	if (e->ts > histo->max)
-		return 1;
-	return e->ts < histo->min ? -1 : 0;
+	Graph *graph = argv->_graph;
+	int height = graph->height() * .4;
+	Point a = graph->bin(first)._base, b = graph->bin(last)._base;
+	Rectangle *box = new Rectangle;
+
+	box->setPoint(0, a.x(), a.y() - height);
+	box->setPoint(1, a.x(), a.y() - 1);
+	box->setPoint(2, b.x() + 1, b.y() - 1);
+	box->setPoint(3, b.x() + 1, b.y() - height);
+	box->setFill(reason != SB_STILL_PARKED);
+	box->_color = reason_color(reason);
+	box->_size = 1;
+	argv->_shapes->push_front(box);
 }
 
+/*
+ * The task's parked intervals that overlap the view, found by binary
+ * search (the intervals are sorted by task, then time, and a task's do
+ * not overlap).  Intervals of one reason that touch in the view's bins
+ * become one box, so a long zoomed-out trace draws at most a box per bin.
+ */
 static void draw_parked(plugin_sched_batch_context *ctx, KsCppArgV *argv, int pid)
 {
-	Graph *graph = argv->_graph;
-	int last = graph->size() - 1, height = graph->height() * .4;
+	kshark_trace_histo *histo = argv->_histo;
+	const sb_interval *iv = std::lower_bound(ctx->intervals, ctx->intervals + ctx->nr_intervals,
+						 pid, [histo](const sb_interval &x, int p) {
+		return x.pid < p || (x.pid == p && x.end < histo->min);
+	});
+	const sb_interval *stop = ctx->intervals + ctx->nr_intervals;
+	int first = -1, last = -1, reason = 0, n = histo->n_bins;
 
-	for (size_t i = 0; i < ctx->nr_intervals; i++) {
-		const sb_interval &iv = ctx->intervals[i];
-		ParkedBox *box;
-		Point a, b;
+	for (; iv < stop && iv->pid == pid && iv->start <= histo->max; iv++) {
+		int b0 = std::max(view_bin(histo, iv->start), 0);
+		int b1 = std::min(view_bin(histo, iv->end), n - 1);
 
-		if (iv.pid != pid || outside(argv->_histo, iv.park) > 0 ||
-		    (iv.unpark && outside(argv->_histo, iv.unpark) < 0))
+		if (first >= 0 && iv->reason == reason && b0 <= last + 1) {
+			last = std::max(last, b1);
 			continue;
-		a = graph->bin(clamp_bin(argv->_histo, iv.park, 0, last))._base;
-		b = graph->bin(iv.unpark ? clamp_bin(argv->_histo, iv.unpark, 0, last) : last)._base;
-		box = new ParkedBox(iv);
-		box->setPoint(0, a.x(), a.y() - height);
-		box->setPoint(1, a.x(), a.y() - 1);
-		box->setPoint(2, b.x(), b.y() - 1);
-		box->setPoint(3, b.x(), b.y() - height);
-		box->setFill(iv.reason != SB_STILL_PARKED);
-		box->_color = reason_color(iv.reason);
-		box->_size = 1;
-		argv->_shapes->push_front(box);
+		}
+		if (first >= 0)
+			add_box(argv, first, last, reason);
+		first = b0;
+		last = b1;
+		reason = iv->reason;
 	}
+	if (first >= 0)
+		add_box(argv, first, last, reason);
 }
 
+/* Where @cpu's sorted run of @arr starts at time @from or later */
+template<class T> static const T *seek(const T *arr, size_t n, int cpu, int64_t from)
+{
+	return std::lower_bound(arr, arr + n, cpu, [from](const T &x, int c) {
+		return x.cpu < c || (x.cpu == c && x.ts < from);
+	});
+}
+
+/* A triangle per bin with a migration into (down, at the top) or out of the CPU */
 static void draw_migrations(plugin_sched_batch_context *ctx, KsCppArgV *argv, int cpu)
 {
+	kshark_trace_histo *histo = argv->_histo;
 	Graph *graph = argv->_graph;
+	const sb_migration_end *e = seek(ctx->ends, ctx->nr_ends, cpu, histo->min);
+	const sb_migration_end *stop = ctx->ends + ctx->nr_ends;
+	std::vector<uint8_t> marked(histo->n_bins, 0);
 	int top = graph->height() - 1, size = 5;
 
-	for (size_t i = 0; i < ctx->nr_migrations; i++) {
-		const sb_migration &m = ctx->migrations[i];
-		int bin = ksmodel_get_bin(argv->_histo, m.entry);
+	for (; e < stop && e->cpu == cpu && e->ts <= histo->max; e++) {
+		int bin = view_bin(histo, e->ts);
+		uint8_t bit = e->in ? 1 : 2;
+		Point p = graph->bin(bin)._base;
+		Triangle *mark;
 
-		if (bin < 0 || (m.src_cpu != cpu && m.dst_cpu != cpu))
+		if (marked[bin] & bit)
 			continue;
-		for (int in = 0; in < 2; in++) {
-			MigrationMark *mark;
-			Point p = graph->bin(bin)._base;
-
-			if ((in ? m.dst_cpu : m.src_cpu) != cpu)
-				continue;
-			mark = new MigrationMark(m, in);
-			if (in) {	/* from the top edge, pointing down */
-				mark->setPoint(0, p.x() - size, p.y() - top);
-				mark->setPoint(1, p.x() + size, p.y() - top);
-				mark->setPoint(2, p.x(), p.y() - top + size * 2);
-				mark->_color = Color(0, 160, 0);
-			} else {	/* from the base, pointing up */
-				mark->setPoint(0, p.x() - size, p.y());
-				mark->setPoint(1, p.x() + size, p.y());
-				mark->setPoint(2, p.x(), p.y() - size * 2);
-				mark->_color = Color(230, 120, 0);
-			}
-			mark->setFill(true);
-			argv->_shapes->push_front(mark);
+		marked[bin] |= bit;
+		mark = new Triangle;
+		if (e->in) {
+			mark->setPoint(0, p.x() - size, p.y() - top);
+			mark->setPoint(1, p.x() + size, p.y() - top);
+			mark->setPoint(2, p.x(), p.y() - top + size * 2);
+			mark->_color = Color(0, 160, 0);
+		} else {
+			mark->setPoint(0, p.x() - size, p.y());
+			mark->setPoint(1, p.x() + size, p.y());
+			mark->setPoint(2, p.x(), p.y() - size * 2);
+			mark->_color = Color(230, 120, 0);
 		}
+		mark->setFill(true);
+		argv->_shapes->push_front(mark);
 	}
 }
 
+/* The CPU's queue length at the end of each bin, as one line */
 static void draw_queue(plugin_sched_batch_context *ctx, KsCppArgV *argv, int cpu)
 {
-	Graph *graph = argv->_graph;
 	kshark_trace_histo *histo = argv->_histo;
-	int nbins = graph->size(), height = graph->height() - 2;
+	Graph *graph = argv->_graph;
+	const sb_queue_point *q = seek(ctx->queue, ctx->nr_queue, cpu, histo->min);
+	const sb_queue_point *stop = ctx->queue + ctx->nr_queue;
+	int nbins = histo->n_bins, height = graph->height() - 2, first = -1;
 	std::vector<int> len(nbins, -1);
-	int carry = -1, first = -1;
-	QueueLine *line;
+	int carry = -1;
+	Polyline *line;
 
 	if (ctx->max_queue_len <= 0)
 		return;
-	/* The length at the end of each bin; before the range: the carry */
-	for (size_t i = 0; i < ctx->nr_queue; i++) {
-		const sb_queue_point &q = ctx->queue[i];
-		int bin;
-
-		if (q.cpu != cpu)
-			continue;
-		bin = ksmodel_get_bin(histo, q.entry);
-		if (bin == LOWER_OVERFLOW_BIN)
-			carry = q.len;
-		else if (bin >= 0)
-			len[bin] = q.len;
-	}
+	/* The length when the view begins: the CPU's last point before it */
+	if (q > ctx->queue && q[-1].cpu == cpu)
+		carry = q[-1].len;
+	for (; q < stop && q->cpu == cpu && q->ts <= histo->max; q++)
+		len[view_bin(histo, q->ts)] = q->len;
 	for (int b = 0; b < nbins; b++) {
 		if (len[b] < 0)
 			len[b] = carry;
@@ -193,8 +183,8 @@ static void draw_queue(plugin_sched_batch_context *ctx, KsCppArgV *argv, int cpu
 			first = b;
 	}
 	if (first < 0)
-		return;		/* not known anywhere in the range */
-	line = new QueueLine(nbins - first, cpu);
+		return;		/* not known anywhere in the view */
+	line = new Polyline(nbins - first);
 	for (int b = first; b < nbins; b++) {
 		Point p = graph->bin(b)._base;
 

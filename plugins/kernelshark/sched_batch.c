@@ -16,15 +16,38 @@
 #include "libkshark-tepdata.h"
 #include "sched_batch.h"
 
+/* What one analysis builds; freed before the next */
+static void free_analysis(struct plugin_sched_batch_context *ctx)
+{
+	free(ctx->intervals);
+	free(ctx->queue);
+	free(ctx->ends);
+	ctx->intervals = NULL;
+	ctx->queue = NULL;
+	ctx->ends = NULL;
+	ctx->nr_intervals = ctx->nr_queue = ctx->nr_ends = 0;
+	ctx->max_queue_len = 0;
+	ctx->analysed = false;
+}
+
+/* Forget one load of the entries: a new one is starting */
+static void forget_load(struct plugin_sched_batch_context *ctx)
+{
+	free_analysis(ctx);
+	ctx->nr_parks = ctx->nr_unparks = ctx->nr_migrations = 0;
+	for (int c = 0; c < ctx->nr_cpus; c++)
+		ctx->last_offset[c] = -1;
+}
+
 static void sched_batch_free_context(struct plugin_sched_batch_context *ctx)
 {
 	if (!ctx)
 		return;
+	free_analysis(ctx);
 	free(ctx->parks);
 	free(ctx->unparks);
 	free(ctx->migrations);
-	free(ctx->intervals);
-	free(ctx->queue);
+	free(ctx->last_offset);
 	free(ctx);
 }
 
@@ -48,6 +71,26 @@ static void *grow(void **arr, size_t *nr, size_t *cap, size_t size)
 #define PUSH(ctx, name) \
 	grow((void **)&(ctx)->name, &(ctx)->nr_##name, &(ctx)->cap_##name, sizeof(*(ctx)->name))
 
+/*
+ * The stream's context for an entry being loaded, after noting where the
+ * entry lies in the file: one at or before the last seen on its CPU
+ * means KernelShark is loading the entries again.
+ */
+static struct plugin_sched_batch_context *context_for(struct kshark_data_stream *stream,
+						      const struct kshark_entry *entry)
+{
+	struct plugin_sched_batch_context *ctx = __get_context(stream->stream_id);
+
+	if (!ctx)
+		return NULL;
+	if (entry->cpu >= 0 && entry->cpu < ctx->nr_cpus) {
+		if (entry->offset <= ctx->last_offset[entry->cpu])
+			forget_load(ctx);
+		ctx->last_offset[entry->cpu] = entry->offset;
+	}
+	return ctx;
+}
+
 static int32_t read_int(struct tep_format_field *field, struct tep_record *record)
 {
 	unsigned long long val = 0;
@@ -58,7 +101,7 @@ static int32_t read_int(struct tep_format_field *field, struct tep_record *recor
 
 static void on_park(struct kshark_data_stream *stream, void *rec, struct kshark_entry *entry)
 {
-	struct plugin_sched_batch_context *ctx = __get_context(stream->stream_id);
+	struct plugin_sched_batch_context *ctx = context_for(stream, entry);
 	struct sb_park *p;
 
 	if (!ctx || !(p = PUSH(ctx, parks)))
@@ -71,7 +114,7 @@ static void on_park(struct kshark_data_stream *stream, void *rec, struct kshark_
 
 static void on_unpark(struct kshark_data_stream *stream, void *rec, struct kshark_entry *entry)
 {
-	struct plugin_sched_batch_context *ctx = __get_context(stream->stream_id);
+	struct plugin_sched_batch_context *ctx = context_for(stream, entry);
 	unsigned long long ns = 0;
 	struct sb_unpark *u;
 
@@ -89,7 +132,7 @@ static void on_unpark(struct kshark_data_stream *stream, void *rec, struct kshar
 
 static void on_migrate(struct kshark_data_stream *stream, void *rec, struct kshark_entry *entry)
 {
-	struct plugin_sched_batch_context *ctx = __get_context(stream->stream_id);
+	struct plugin_sched_batch_context *ctx = context_for(stream, entry);
 	struct sb_migration *m;
 
 	if (!ctx || !(m = PUSH(ctx, migrations)))
@@ -101,28 +144,35 @@ static void on_migrate(struct kshark_data_stream *stream, void *rec, struct ksha
 	m->kind = read_int(ctx->mig_kind, rec);
 }
 
-/* Look up @event's fields; false (and why, on stderr) if one is missing */
-static bool find_fields(struct tep_handle *tep, const char *event, int *id,
-			const char *const *names, struct tep_format_field **fields[])
+/*
+ * Look up @event and its fields.  Returns 1 when all are there, 0 when the
+ * trace lacks the event (it was not recorded), -1 (and why, on stderr)
+ * when the event lacks a field.
+ */
+static int find_fields(struct tep_handle *tep, const char *event, int *id,
+		       const char *const *names, struct tep_format_field **fields[])
 {
 	struct tep_event *ev = tep_find_event_by_name(tep, "sched_batch", event);
 
-	if (!ev) {
-		fprintf(stderr, "sched_batch plugin: the trace has no sched_batch/%s event\n", event);
-		return false;
-	}
+	if (!ev)
+		return 0;
 	*id = ev->id;
 	for (int i = 0; names[i]; i++) {
 		*fields[i] = tep_find_field(ev, names[i]);
 		if (!*fields[i]) {
 			fprintf(stderr, "sched_batch plugin: sched_batch/%s has no field %s\n",
 				event, names[i]);
-			return false;
+			return -1;
 		}
 	}
-	return true;
+	return 1;
 }
 
+/*
+ * The plugin needs the park and unpark events; without the migrate event
+ * (a trace of only some sched_batch events) the CPU graphs show no
+ * migrations and the queue lengths leave them out.
+ */
 static bool init_context(struct kshark_data_stream *stream, struct plugin_sched_batch_context *ctx)
 {
 	static const char *const park[] = { "pid", "cpu", "nr_queued", NULL };
@@ -134,13 +184,21 @@ static bool init_context(struct kshark_data_stream *stream, struct plugin_sched_
 	struct tep_format_field **migrate_f[] = { &ctx->mig_pid, &ctx->mig_src, &ctx->mig_dst,
 						  &ctx->mig_kind };
 
-	if (!kshark_is_tep(stream))
+	if (!kshark_is_tep(stream) || !(ctx->tep = kshark_get_tep(stream)))
 		return false;
-	ctx->tep = kshark_get_tep(stream);
-	return ctx->tep &&
-	       find_fields(ctx->tep, "sched_batch_park", &ctx->park_id, park, park_f) &&
-	       find_fields(ctx->tep, "sched_batch_unpark", &ctx->unpark_id, unpark, unpark_f) &&
-	       find_fields(ctx->tep, "sched_batch_migrate", &ctx->migrate_id, migrate, migrate_f);
+	if (find_fields(ctx->tep, "sched_batch_park", &ctx->park_id, park, park_f) != 1 ||
+	    find_fields(ctx->tep, "sched_batch_unpark", &ctx->unpark_id, unpark, unpark_f) != 1)
+		return false;
+	ctx->migrate_id = -1;
+	if (find_fields(ctx->tep, "sched_batch_migrate", &ctx->migrate_id, migrate,
+			migrate_f) != 1)
+		ctx->migrate_id = -1;
+	ctx->nr_cpus = stream->n_cpus > 0 ? stream->n_cpus : 1;
+	ctx->last_offset = malloc(ctx->nr_cpus * sizeof(*ctx->last_offset));
+	if (!ctx->last_offset)
+		return false;
+	forget_load(ctx);
+	return true;
 }
 
 /* Events in time order; the file offset keeps ties in the order recorded */
@@ -167,22 +225,32 @@ static int migration_cmp(const void *a, const void *b)
 		       ((const struct sb_migration *)b)->entry);
 }
 
+#define CMP(a, b)	((a) < (b) ? -1 : (a) > (b))
+
 static int interval_cmp(const void *a, const void *b)
 {
 	const struct sb_interval *x = a, *y = b;
-	const struct kshark_entry *ex = x->park ? x->park : x->unpark;
-	const struct kshark_entry *ey = y->park ? y->park : y->unpark;
 
-	/* Those parked before the trace began come first */
-	if (!x->park != !y->park)
-		return x->park ? 1 : -1;
-	return by_time(ex, ey);
+	return x->pid != y->pid ? CMP(x->pid, y->pid) : CMP(x->start, y->start);
 }
 
 static int queue_cmp(const void *a, const void *b)
 {
-	return by_time(((const struct sb_queue_point *)a)->entry,
-		       ((const struct sb_queue_point *)b)->entry);
+	const struct sb_queue_point *x = a, *y = b;
+
+	return x->cpu != y->cpu ? CMP(x->cpu, y->cpu) : CMP(x->ts, y->ts);
+}
+
+static int end_cmp(const void *a, const void *b)
+{
+	const struct sb_migration_end *x = a, *y = b;
+
+	return x->cpu != y->cpu ? CMP(x->cpu, y->cpu) : CMP(x->ts, y->ts);
+}
+
+static size_t pid_slot(int32_t pid, size_t slots)
+{
+	return ((uint32_t)pid * 2654435761u) & (slots - 1);
 }
 
 /*
@@ -200,8 +268,11 @@ static bool pair_intervals(struct plugin_sched_batch_context *ctx)
 		slots *= 2;
 	iv = calloc(ctx->nr_parks + ctx->nr_unparks + 1, sizeof(*iv));
 	open = malloc(slots * sizeof(*open));
-	if (!iv || !open)
-		goto nomem;
+	if (!iv || !open) {
+		free(iv);
+		free(open);
+		return false;
+	}
 	memset(open, 0xff, slots * sizeof(*open));	/* -1: empty */
 
 	while (ip < ctx->nr_parks || iu < ctx->nr_unparks) {
@@ -209,70 +280,83 @@ static bool pair_intervals(struct plugin_sched_batch_context *ctx)
 			(ip < ctx->nr_parks &&
 			 by_time(ctx->parks[ip].entry, ctx->unparks[iu].entry) < 0);
 		int32_t pid = park_next ? ctx->parks[ip].pid : ctx->unparks[iu].pid;
-		size_t h = ((uint32_t)pid * 2654435761u) & (slots - 1);
+		size_t h = pid_slot(pid, slots);
 
-		/* Find the task's slot, or the empty one where it would go */
+		/* The task's slot, or the empty one where it would go */
 		while (open[h] >= 0 && iv[open[h]].pid != pid)
 			h = (h + 1) & (slots - 1);
 		if (park_next) {
+			const struct kshark_entry *e = ctx->parks[ip++].entry;
+
 			if (open[h] >= 0) {	/* its unpark was lost: end it here */
-				iv[open[h]].unpark = ctx->parks[ip].entry;
+				iv[open[h]].unpark = e;
+				iv[open[h]].end = e->ts;
 				iv[open[h]].reason = SB_UNPARK_OTHER;
 			}
-			iv[n] = (struct sb_interval){ .park = ctx->parks[ip].entry, .pid = pid,
-						      .reason = SB_STILL_PARKED };
+			iv[n] = (struct sb_interval){ .park = e, .start = e->ts, .end = INT64_MAX,
+						      .pid = pid, .reason = SB_STILL_PARKED };
 			open[h] = (ssize_t)n++;
-			ip++;
 			continue;
 		}
-		if (open[h] >= 0) {
-			iv[open[h]].unpark = ctx->unparks[iu].entry;
-			iv[open[h]].reason = ctx->unparks[iu].reason;
-			/* Remove by re-inserting the rest of the cluster */
-			open[h] = -1;
-			for (size_t j = (h + 1) & (slots - 1); open[j] >= 0; j = (j + 1) & (slots - 1)) {
-				ssize_t moved = open[j];
-				size_t k = ((uint32_t)iv[moved].pid * 2654435761u) & (slots - 1);
-
-				open[j] = -1;
-				while (open[k] >= 0)
-					k = (k + 1) & (slots - 1);
-				open[k] = moved;
-			}
-		} else {		/* parked before the trace began */
-			iv[n++] = (struct sb_interval){ .unpark = ctx->unparks[iu].entry, .pid = pid,
-							.reason = ctx->unparks[iu].reason };
+		if (open[h] < 0) {	/* parked before the trace began */
+			iv[n++] = (struct sb_interval){ .unpark = ctx->unparks[iu].entry,
+							.start = INT64_MIN,
+							.end = ctx->unparks[iu].entry->ts,
+							.pid = pid, .reason = ctx->unparks[iu].reason };
+			iu++;
+			continue;
 		}
-		iu++;
+		iv[open[h]].unpark = ctx->unparks[iu].entry;
+		iv[open[h]].end = ctx->unparks[iu].entry->ts;
+		iv[open[h]].reason = ctx->unparks[iu++].reason;
+		/* Close the slot and re-insert the rest of its cluster */
+		open[h] = -1;
+		for (size_t j = (h + 1) & (slots - 1); open[j] >= 0; j = (j + 1) & (slots - 1)) {
+			ssize_t moved = open[j];
+			size_t k = pid_slot(iv[moved].pid, slots);
+
+			open[j] = -1;
+			while (open[k] >= 0)
+				k = (k + 1) & (slots - 1);
+			open[k] = moved;
+		}
 	}
 	free(open);
 	qsort(iv, n, sizeof(*iv), interval_cmp);
 	ctx->intervals = iv;
 	ctx->nr_intervals = n;
 	return true;
-nomem:
-	free(iv);
-	free(open);
-	return false;
 }
 
-/*
- * Each CPU's queue length over time.  It becomes known at the CPU's first
- * park event (the event has the length); until then nothing is drawn.
- */
-static bool rebuild_queues(struct plugin_sched_batch_context *ctx, int nr_cpus)
+/* Add a point of @cpu's queue: the length after the event at @ts */
+static void queue_point(struct plugin_sched_batch_context *ctx, int32_t *len, int cpu,
+			int delta, int64_t ts)
 {
-	size_t ip = 0, iu = 0, im = 0, n = 0, max = ctx->nr_parks + ctx->nr_unparks +
-		2 * ctx->nr_migrations;
-	struct sb_queue_point *q = calloc(max + 1, sizeof(*q));
-	int32_t *len = malloc((nr_cpus + 1) * sizeof(*len));
+	if (cpu < 0 || cpu >= ctx->nr_cpus || len[cpu] < 0)
+		return;		/* not known yet on this CPU */
+	len[cpu] += delta;
+	if (len[cpu] < 0)	/* an event was lost: start from empty */
+		len[cpu] = 0;
+	ctx->queue[ctx->nr_queue++] = (struct sb_queue_point){ .ts = ts, .cpu = cpu,
+							       .len = len[cpu] };
+	if (len[cpu] > ctx->max_queue_len)
+		ctx->max_queue_len = len[cpu];
+}
 
-	if (!q || !len) {
-		free(q);
+/* Each CPU's queue length over time, and the migrations by CPU */
+static bool rebuild_queues(struct plugin_sched_batch_context *ctx)
+{
+	size_t ip = 0, iu = 0, im = 0;
+	int32_t *len = malloc(ctx->nr_cpus * sizeof(*len));
+
+	ctx->queue = calloc(ctx->nr_parks + ctx->nr_unparks + 2 * ctx->nr_migrations + 1,
+			    sizeof(*ctx->queue));
+	ctx->ends = calloc(2 * ctx->nr_migrations + 1, sizeof(*ctx->ends));
+	if (!len || !ctx->queue || !ctx->ends) {
 		free(len);
 		return false;
 	}
-	for (int c = 0; c < nr_cpus; c++)
+	for (int c = 0; c < ctx->nr_cpus; c++)
 		len[c] = -1;
 
 	while (ip < ctx->nr_parks || iu < ctx->nr_unparks || im < ctx->nr_migrations) {
@@ -281,65 +365,54 @@ static bool rebuild_queues(struct plugin_sched_batch_context *ctx, int nr_cpus)
 			iu < ctx->nr_unparks ? ctx->unparks[iu].entry : NULL,
 			im < ctx->nr_migrations ? ctx->migrations[im].entry : NULL,
 		};
-		int first = -1, cpu[2] = { -1, -1 }, delta[2] = { 0, 0 };
+		int first = -1;
 
 		for (int i = 0; i < 3; i++)
 			if (e[i] && (first < 0 || by_time(e[i], e[first]) < 0))
 				first = i;
 		if (first == 0) {
-			cpu[0] = ctx->parks[ip].cpu;
-			if (cpu[0] >= 0 && cpu[0] < nr_cpus)
-				len[cpu[0]] = ctx->parks[ip].nr_queued;
-			ip++;
-		} else if (first == 1) {
-			cpu[0] = ctx->unparks[iu++].cpu;
-			delta[0] = -1;
-		} else {
-			cpu[0] = ctx->migrations[im].src_cpu;
-			delta[0] = -1;
-			cpu[1] = ctx->migrations[im++].dst_cpu;
-			delta[1] = 1;
-		}
-		for (int i = 0; i < 2; i++) {
-			int c = cpu[i];
+			const struct sb_park *p = &ctx->parks[ip++];
 
-			if (c < 0 || c >= nr_cpus || len[c] < 0)
-				continue;
-			len[c] += delta[i];
-			if (len[c] < 0)		/* an event lost: start from empty */
-				len[c] = 0;
-			q[n++] = (struct sb_queue_point){ .entry = e[first], .cpu = c, .len = len[c] };
-			if (len[c] > ctx->max_queue_len)
-				ctx->max_queue_len = len[c];
+			if (p->cpu >= 0 && p->cpu < ctx->nr_cpus)
+				len[p->cpu] = p->nr_queued;
+			queue_point(ctx, len, p->cpu, 0, p->entry->ts);
+		} else if (first == 1) {
+			queue_point(ctx, len, ctx->unparks[iu++].cpu, -1, e[1]->ts);
+		} else {
+			const struct sb_migration *m = &ctx->migrations[im++];
+
+			queue_point(ctx, len, m->src_cpu, -1, m->entry->ts);
+			queue_point(ctx, len, m->dst_cpu, 1, m->entry->ts);
+			ctx->ends[ctx->nr_ends++] = (struct sb_migration_end){
+				.ts = m->entry->ts, .cpu = m->src_cpu, .in = false };
+			ctx->ends[ctx->nr_ends++] = (struct sb_migration_end){
+				.ts = m->entry->ts, .cpu = m->dst_cpu, .in = true };
 		}
 	}
 	free(len);
-	qsort(q, n, sizeof(*q), queue_cmp);
-	ctx->queue = q;
-	ctx->nr_queue = n;
+	qsort(ctx->queue, ctx->nr_queue, sizeof(*ctx->queue), queue_cmp);
+	qsort(ctx->ends, ctx->nr_ends, sizeof(*ctx->ends), end_cmp);
 	return true;
 }
 
 struct plugin_sched_batch_context *sched_batch_analysed_context(int sd)
 {
 	struct plugin_sched_batch_context *ctx = __get_context(sd);
-	struct kshark_context *kshark_ctx = NULL;
-	struct kshark_data_stream *stream;
 
 	if (!ctx || ctx->analysed)
 		return ctx;
-	if (!kshark_instance(&kshark_ctx) || !(stream = kshark_get_data_stream(kshark_ctx, sd)))
-		return NULL;
 	qsort(ctx->parks, ctx->nr_parks, sizeof(*ctx->parks), park_cmp);
 	qsort(ctx->unparks, ctx->nr_unparks, sizeof(*ctx->unparks), unpark_cmp);
 	qsort(ctx->migrations, ctx->nr_migrations, sizeof(*ctx->migrations), migration_cmp);
-	if (!pair_intervals(ctx) || !rebuild_queues(ctx, stream->n_cpus))
+	if (!pair_intervals(ctx) || !rebuild_queues(ctx)) {
+		free_analysis(ctx);
 		return NULL;
+	}
 	ctx->analysed = true;
 	return ctx;
 }
 
-/* Load the plugin for @stream: > 0 when its trace has the sched_batch events */
+/* Load the plugin for @stream: > 0 when its trace has the events it needs */
 int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 {
 	struct plugin_sched_batch_context *ctx = __init(stream->stream_id);
@@ -350,7 +423,8 @@ int KSHARK_PLOT_PLUGIN_INITIALIZER(struct kshark_data_stream *stream)
 	}
 	kshark_register_event_handler(stream, ctx->park_id, on_park);
 	kshark_register_event_handler(stream, ctx->unpark_id, on_unpark);
-	kshark_register_event_handler(stream, ctx->migrate_id, on_migrate);
+	if (ctx->migrate_id >= 0)
+		kshark_register_event_handler(stream, ctx->migrate_id, on_migrate);
 	kshark_register_draw_handler(stream, sched_batch_draw);
 	return 1;
 }
@@ -363,7 +437,8 @@ int KSHARK_PLOT_PLUGIN_DEINITIALIZER(struct kshark_data_stream *stream)
 	if (ctx) {
 		kshark_unregister_event_handler(stream, ctx->park_id, on_park);
 		kshark_unregister_event_handler(stream, ctx->unpark_id, on_unpark);
-		kshark_unregister_event_handler(stream, ctx->migrate_id, on_migrate);
+		if (ctx->migrate_id >= 0)
+			kshark_unregister_event_handler(stream, ctx->migrate_id, on_migrate);
 		kshark_unregister_draw_handler(stream, sched_batch_draw);
 		ret = 1;
 	}

@@ -68,24 +68,35 @@ struct sb_migration {
 };
 
 /*
- * A task's time in an idle-batch queue.  @park is NULL when the task was
- * parked before the trace began, @unpark NULL (and @reason
- * SB_STILL_PARKED) when it was still parked at its end.
+ * A task's time in an idle-batch queue, from @start to @end (ns).  @park
+ * is NULL (and @start INT64_MIN) when the task was parked before the
+ * trace began, @unpark NULL (@end INT64_MAX, @reason SB_STILL_PARKED)
+ * when it was still parked at its end.
  */
 struct sb_interval {
 	const struct kshark_entry	*park;
 	const struct kshark_entry	*unpark;
+	int64_t				start, end;
 	int32_t				pid;
 	int32_t				reason;
 };
 
+/* One end of a migration, for the CPU it left (@in false) or entered */
+struct sb_migration_end {
+	int64_t				ts;
+	int32_t				cpu;
+	bool				in;
+};
+
 /*
- * The length of @cpu's idle-batch queue from @entry's time on.  Only
- * known from the CPU's first park event on: a park event carries the
- * absolute length, unparks and migrations change it by one.
+ * The length of @cpu's idle-batch queue from @ts on.  Only known from the
+ * CPU's first park event on: a park event carries the absolute length,
+ * unparks and batch migrations change it by one.  Moves the batch
+ * balancer does not make (affinity changes, hotplug) have no sched_batch
+ * event, so the length can be off by those until the CPU's next park.
  */
 struct sb_queue_point {
-	const struct kshark_entry	*entry;
+	int64_t				ts;
 	int32_t				cpu;
 	int32_t				len;
 };
@@ -93,7 +104,17 @@ struct sb_queue_point {
 /* Per data stream state of the plugin */
 struct plugin_sched_batch_context {
 	struct tep_handle		*tep;
-	int				park_id, unpark_id, migrate_id;
+	int				park_id, unpark_id;
+	int				migrate_id;	/* -1: not in the trace */
+
+	/*
+	 * KernelShark may load the entries again (filters, plugin changes)
+	 * without re-initialising the plugin; the entries collected before
+	 * are freed then.  An entry at or before the last one seen on its
+	 * CPU (entries load in file order per CPU) starts a new load.
+	 */
+	int				nr_cpus;
+	int64_t				*last_offset;
 
 	/* Fields, looked up by name once */
 	struct tep_format_field		*park_pid, *park_cpu, *park_nr;
@@ -109,12 +130,18 @@ struct plugin_sched_batch_context {
 	struct sb_migration		*migrations;
 	size_t				nr_migrations, cap_migrations;
 
-	/* Built by sched_batch_analyse(), sorted by time */
+	/*
+	 * Built by sched_batch_analysed_context(): the intervals sorted by
+	 * task and time, the queue points and migration ends by CPU and time,
+	 * so that a graph finds its part of the view by binary search.
+	 */
 	bool				analysed;
 	struct sb_interval		*intervals;
 	size_t				nr_intervals;
 	struct sb_queue_point		*queue;
 	size_t				nr_queue;
+	struct sb_migration_end		*ends;
+	size_t				nr_ends;
 	int32_t				max_queue_len;
 };
 

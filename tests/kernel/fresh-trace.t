@@ -26,13 +26,24 @@ for t in traceevent-plugin kernelshark-plugin; do
 		echo "not ok $n - $t: $script is missing"
 		continue
 	fi
+	out=$(TRACE_DAT=$trace "$script" 2>&1)
+	rc=$?
+	ran=0 failed=0
 	while IFS= read -r line; do
 		if [[ $line =~ ^(not ok|ok)\ [0-9]+\ -\ (.*)$ ]]; then
-			n=$((n + 1))
+			n=$((n + 1)) ran=$((ran + 1))
+			[ "${BASH_REMATCH[1]}" = ok ] || failed=$((failed + 1))
 			echo "${BASH_REMATCH[1]} $n - $t (fresh trace): ${BASH_REMATCH[2]}"
 		elif [[ $line =~ ^# ]]; then
 			echo "$line"
 		fi
-	done < <(TRACE_DAT=$trace "$script" 2>&1)
+	done <<<"$out"
+	plan=$(echo "$out" | grep -oE '^1\.\.[0-9]+' | tail -n 1 | cut -d. -f3)
+	# Its plan, and a failure exit only with a failed test to show for it
+	if [ "$ran" -eq 0 ] || [ "${plan:-x}" != "$ran" ] || { [ $rc -ne 0 ] && [ $failed -eq 0 ]; }; then
+		n=$((n + 1))
+		echo "not ok $n - $t on the fresh trace: ran $ran tests of a plan of ${plan:-none}, exit status $rc"
+		echo "$out" | tail -n 5 | sed 's/^/#   /'
+	fi
 done
 echo "1..$n"
