@@ -7,6 +7,7 @@
 #define TESTS_IDLEBATCH_H
 
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -337,6 +338,34 @@ static inline int kernel_has_idlebatch(void)
 		_exit(sched_setscheduler(0, SCHED_IDLEBATCH, &sp) ? 1 : 0);
 	waitpid(pid, &status, 0);
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/*
+ * Call @fn(tid, @arg) for every thread of process @pid, as listed in
+ * /proc/PID/task.  Returns how many threads there were, or -1 if the
+ * process is gone.
+ */
+static inline int for_each_thread(pid_t pid, void (*fn)(pid_t tid, void *arg), void *arg)
+{
+	char path[64];
+	struct dirent *d;
+	int n = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir))) {
+		pid_t tid = atoi(d->d_name);
+
+		if (tid <= 0)
+			continue;
+		n++;
+		fn(tid, arg);
+	}
+	closedir(dir);
+	return n;
 }
 
 /*

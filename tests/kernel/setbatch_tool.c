@@ -8,7 +8,6 @@
  */
 #include "idlebatch.h"
 
-#include <dirent.h>
 #include <pthread.h>
 
 #include "kselftest_harness.h"
@@ -46,29 +45,25 @@ static pid_t start_threaded(void)
 	return pid;
 }
 
+struct policy_count {
+	int policy;
+	int n;
+};
+
+static void count_policy(pid_t tid, void *arg)
+{
+	struct policy_count *c = arg;
+
+	c->n += sched_getscheduler(tid) == c->policy;
+}
+
 /* Policy of every thread of @pid: how many have @policy, of how many */
 static int threads_with_policy(pid_t pid, int policy, int *total)
 {
-	char path[64];
-	struct dirent *d;
-	int n = 0;
-	DIR *dir;
+	struct policy_count c = { .policy = policy };
 
-	*total = 0;
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	dir = opendir(path);
-	if (!dir)
-		return -1;
-	while ((d = readdir(dir))) {
-		pid_t tid = atoi(d->d_name);
-
-		if (tid <= 0)
-			continue;
-		(*total)++;
-		n += sched_getscheduler(tid) == policy;
-	}
-	closedir(dir);
-	return n;
+	*total = for_each_thread(pid, count_policy, &c);
+	return *total < 0 ? -1 : c.n;
 }
 
 FIXTURE(setbatch) {

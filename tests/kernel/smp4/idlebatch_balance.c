@@ -8,7 +8,6 @@
  */
 #include "../idlebatch.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <pthread.h>
 
@@ -439,51 +438,44 @@ static pid_t start_thread_spinners(int n)
 		pause();
 }
 
-/* Threads of @pid, counted from /proc/PID/task without reading their stat */
-static int count_threads(pid_t pid)
+static void count_one(pid_t tid, void *arg)
 {
-	char path[64];
-	struct dirent *d;
-	int n = 0;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	dir = opendir(path);
-	if (!dir)
-		return -1;
-	while ((d = readdir(dir)))
-		n += atoi(d->d_name) > 0 && atoi(d->d_name) != pid;
-	closedir(dir);
-	return n;
+	(void)tid;
+	(*(int *)arg)++;
 }
 
-/* Threads of @pid per CPU; returns how many were counted. */
+/* The threads @pid started (itself left out), without reading their stat */
+static int count_threads(pid_t pid)
+{
+	int n = 0;
+
+	return for_each_thread(pid, count_one, &n) < 0 ? -1 : n - 1;
+}
+
+struct per_cpu_count {
+	pid_t leader;
+	int *count;
+	int n;
+};
+
+static void count_on_cpu(pid_t tid, void *arg)
+{
+	struct per_cpu_count *c = arg;
+	int cpu = tid == c->leader ? -1 : task_cpu_of(tid);
+
+	if (cpu >= 0 && cpu < NCPU) {
+		c->count[cpu]++;
+		c->n++;
+	}
+}
+
+/* The threads @pid started, per CPU; returns how many were counted. */
 static int count_threads_per_cpu(pid_t pid, int count[NCPU])
 {
-	char path[64];
-	struct dirent *d;
-	int n = 0;
-	DIR *dir;
+	struct per_cpu_count c = { .leader = pid, .count = count };
 
 	memset(count, 0, NCPU * sizeof(count[0]));
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	dir = opendir(path);
-	if (!dir)
-		return -1;
-	while ((d = readdir(dir))) {
-		pid_t tid = atoi(d->d_name);
-		int cpu;
-
-		if (tid <= 0 || tid == pid)
-			continue;
-		cpu = task_cpu_of(tid);
-		if (cpu >= 0 && cpu < NCPU) {
-			count[cpu]++;
-			n++;
-		}
-	}
-	closedir(dir);
-	return n;
+	return for_each_thread(pid, count_on_cpu, &c) < 0 ? -1 : c.n;
 }
 
 /*
