@@ -37,7 +37,7 @@ xvfb-run -a -s "-screen 0 1400x1000x24" bash -c '
 	ks=$!
 	# Loaded and drawn: the log says so, then give the graphs a moment
 	for _ in $(seq 60); do
-		grep -q Loading "$KS_USER_CACHE_DIR/log" && break
+		grep -qs Loading "$KS_USER_CACHE_DIR/log" && break
 		sleep 0.5
 	done
 	sleep 5

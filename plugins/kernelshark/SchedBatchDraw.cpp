@@ -3,7 +3,7 @@
  * KernelShark plugin for the sched_batch trace events: the draw part.
  *
  * Task graphs: every parked interval is a box from park to unpark in the
- * lower part of the graph, filled in the colour of the reason it ended
+ * upper part of the graph, filled in the colour of the reason it ended
  * (picked to run, signal, PI, policy change, other), and an empty box
  * when the task was still parked when the trace ended.  Intervals of one
  * reason that meet in the view's bins are drawn as one box.
@@ -64,14 +64,15 @@ static int view_bin(const kshark_trace_histo *histo, int64_t ts)
 static void add_box(KsCppArgV *argv, int first, int last, int reason)
 {
 	Graph *graph = argv->_graph;
-	int height = graph->height() * .4;
+	int top = graph->height() * .85, bottom = graph->height() * .45;
 	Point a = graph->bin(first)._base, b = graph->bin(last)._base;
 	Rectangle *box = new Rectangle;
 
-	box->setPoint(0, a.x(), a.y() - height);
-	box->setPoint(1, a.x(), a.y() - 1);
-	box->setPoint(2, b.x() + 1, b.y() - 1);
-	box->setPoint(3, b.x() + 1, b.y() - height);
+	/* Above the task's own bars, so neither hides the other's colour */
+	box->setPoint(0, a.x(), a.y() - top);
+	box->setPoint(1, a.x(), a.y() - bottom);
+	box->setPoint(2, b.x() + 1, b.y() - bottom);
+	box->setPoint(3, b.x() + 1, b.y() - top);
 	box->setFill(reason != SB_STILL_PARKED);
 	box->_color = reason_color(reason);
 	box->_size = 1;
