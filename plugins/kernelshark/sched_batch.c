@@ -115,7 +115,6 @@ static void on_park(struct kshark_data_stream *stream, void *rec, struct kshark_
 static void on_unpark(struct kshark_data_stream *stream, void *rec, struct kshark_entry *entry)
 {
 	struct plugin_sched_batch_context *ctx = context_for(stream, entry);
-	unsigned long long ns = 0;
 	struct sb_unpark *u;
 
 	if (!ctx || !(u = PUSH(ctx, unparks)))
@@ -126,8 +125,6 @@ static void on_unpark(struct kshark_data_stream *stream, void *rec, struct kshar
 	u->reason = read_int(ctx->unpark_reason, rec);
 	if (u->reason < 0 || u->reason > SB_UNPARK_OTHER)
 		u->reason = SB_UNPARK_OTHER;
-	tep_read_number_field(ctx->unpark_parked_ns, ((struct tep_record *)rec)->data, &ns);
-	u->parked_ns = (int64_t)ns;
 }
 
 static void on_migrate(struct kshark_data_stream *stream, void *rec, struct kshark_entry *entry)
@@ -138,10 +135,8 @@ static void on_migrate(struct kshark_data_stream *stream, void *rec, struct ksha
 	if (!ctx || !(m = PUSH(ctx, migrations)))
 		return;
 	m->entry = entry;
-	m->pid = read_int(ctx->mig_pid, rec);
 	m->src_cpu = read_int(ctx->mig_src, rec);
 	m->dst_cpu = read_int(ctx->mig_dst, rec);
-	m->kind = read_int(ctx->mig_kind, rec);
 }
 
 /*
@@ -176,22 +171,20 @@ static int find_fields(struct tep_handle *tep, const char *event, int *id,
 static bool init_context(struct kshark_data_stream *stream, struct plugin_sched_batch_context *ctx)
 {
 	static const char *const park[] = { "pid", "cpu", "nr_queued", NULL };
-	static const char *const unpark[] = { "pid", "cpu", "reason", "parked_ns", NULL };
-	static const char *const migrate[] = { "pid", "src_cpu", "dst_cpu", "kind", NULL };
+	static const char *const unpark[] = { "pid", "cpu", "reason", NULL };
+	static const char *const migrate[] = { "src_cpu", "dst_cpu", NULL };
 	struct tep_format_field **park_f[] = { &ctx->park_pid, &ctx->park_cpu, &ctx->park_nr };
 	struct tep_format_field **unpark_f[] = { &ctx->unpark_pid, &ctx->unpark_cpu,
-						 &ctx->unpark_reason, &ctx->unpark_parked_ns };
-	struct tep_format_field **migrate_f[] = { &ctx->mig_pid, &ctx->mig_src, &ctx->mig_dst,
-						  &ctx->mig_kind };
+						 &ctx->unpark_reason };
+	struct tep_format_field **migrate_f[] = { &ctx->mig_src, &ctx->mig_dst };
+	struct tep_handle *tep;
 
-	if (!kshark_is_tep(stream) || !(ctx->tep = kshark_get_tep(stream)))
+	if (!kshark_is_tep(stream) || !(tep = kshark_get_tep(stream)))
 		return false;
-	if (find_fields(ctx->tep, "sched_batch_park", &ctx->park_id, park, park_f) != 1 ||
-	    find_fields(ctx->tep, "sched_batch_unpark", &ctx->unpark_id, unpark, unpark_f) != 1)
+	if (find_fields(tep, "sched_batch_park", &ctx->park_id, park, park_f) != 1 ||
+	    find_fields(tep, "sched_batch_unpark", &ctx->unpark_id, unpark, unpark_f) != 1)
 		return false;
-	ctx->migrate_id = -1;
-	if (find_fields(ctx->tep, "sched_batch_migrate", &ctx->migrate_id, migrate,
-			migrate_f) != 1)
+	if (find_fields(tep, "sched_batch_migrate", &ctx->migrate_id, migrate, migrate_f) != 1)
 		ctx->migrate_id = -1;
 	ctx->nr_cpus = stream->n_cpus > 0 ? stream->n_cpus : 1;
 	ctx->last_offset = malloc(ctx->nr_cpus * sizeof(*ctx->last_offset));
@@ -289,24 +282,21 @@ static bool pair_intervals(struct plugin_sched_batch_context *ctx)
 			const struct kshark_entry *e = ctx->parks[ip++].entry;
 
 			if (open[h] >= 0) {	/* its unpark was lost: end it here */
-				iv[open[h]].unpark = e;
 				iv[open[h]].end = e->ts;
 				iv[open[h]].reason = SB_UNPARK_OTHER;
 			}
-			iv[n] = (struct sb_interval){ .park = e, .start = e->ts, .end = INT64_MAX,
+			iv[n] = (struct sb_interval){ .start = e->ts, .end = INT64_MAX,
 						      .pid = pid, .reason = SB_STILL_PARKED };
 			open[h] = (ssize_t)n++;
 			continue;
 		}
 		if (open[h] < 0) {	/* parked before the trace began */
-			iv[n++] = (struct sb_interval){ .unpark = ctx->unparks[iu].entry,
-							.start = INT64_MIN,
+			iv[n++] = (struct sb_interval){ .start = INT64_MIN,
 							.end = ctx->unparks[iu].entry->ts,
 							.pid = pid, .reason = ctx->unparks[iu].reason };
 			iu++;
 			continue;
 		}
-		iv[open[h]].unpark = ctx->unparks[iu].entry;
 		iv[open[h]].end = ctx->unparks[iu].entry->ts;
 		iv[open[h]].reason = ctx->unparks[iu++].reason;
 		/* Close the slot and re-insert the rest of its cluster */

@@ -35,12 +35,6 @@ enum sb_unpark_reason {
 	SB_STILL_PARKED = -1,		/* no unpark before the trace ends */
 };
 
-enum sb_migrate_kind {
-	SB_MIGRATE_BALANCE,
-	SB_MIGRATE_PULL,
-	SB_MIGRATE_SWAP,
-};
-
 /* One sched_batch_park event */
 struct sb_park {
 	const struct kshark_entry	*entry;
@@ -55,27 +49,22 @@ struct sb_unpark {
 	int32_t				pid;
 	int32_t				cpu;
 	int32_t				reason;
-	int64_t				parked_ns;
 };
 
 /* One sched_batch_migrate event */
 struct sb_migration {
 	const struct kshark_entry	*entry;
-	int32_t				pid;
 	int32_t				src_cpu;
 	int32_t				dst_cpu;
-	int32_t				kind;
 };
 
 /*
- * A task's time in an idle-batch queue, from @start to @end (ns).  @park
- * is NULL (and @start INT64_MIN) when the task was parked before the
- * trace began, @unpark NULL (@end INT64_MAX, @reason SB_STILL_PARKED)
- * when it was still parked at its end.
+ * A task's time in an idle-batch queue, from @start to @end (ns): @start
+ * is INT64_MIN when the task was parked before the trace began, @end
+ * INT64_MAX (and @reason SB_STILL_PARKED) when it was still parked at
+ * its end.
  */
 struct sb_interval {
-	const struct kshark_entry	*park;
-	const struct kshark_entry	*unpark;
 	int64_t				start, end;
 	int32_t				pid;
 	int32_t				reason;
@@ -103,7 +92,6 @@ struct sb_queue_point {
 
 /* Per data stream state of the plugin */
 struct plugin_sched_batch_context {
-	struct tep_handle		*tep;
 	int				park_id, unpark_id;
 	int				migrate_id;	/* -1: not in the trace */
 
@@ -119,8 +107,7 @@ struct plugin_sched_batch_context {
 	/* Fields, looked up by name once */
 	struct tep_format_field		*park_pid, *park_cpu, *park_nr;
 	struct tep_format_field		*unpark_pid, *unpark_cpu, *unpark_reason;
-	struct tep_format_field		*unpark_parked_ns;
-	struct tep_format_field		*mig_pid, *mig_src, *mig_dst, *mig_kind;
+	struct tep_format_field		*mig_src, *mig_dst;
 
 	/* Filled while KernelShark loads the trace, in file order */
 	struct sb_park			*parks;

@@ -169,7 +169,7 @@ static void print_data(plugin_sched_batch_context *ctx, const char *prefix)
 	for (size_t i = 0; i < ctx->nr_intervals; i++) {
 		const sb_interval &iv = ctx->intervals[i];
 
-		before += !iv.park;
+		before += iv.start == INT64_MIN;
 		if (iv.reason == SB_STILL_PARKED)
 			still++;
 		else
