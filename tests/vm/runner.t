@@ -65,6 +65,12 @@ vm status -- sh -c 'echo streamed-output; exit 7'
 check "the command's exit status (7) passes through" rc_is status 7
 check "the command's output is streamed" says status streamed-output
 
+# 2b. All vCPUs in one host thread (the QEMU race that option avoids is in
+# tests/vm/run --help): still all CPUs, still the command's status.
+vm single --smp 3 --single-thread -- sh -c 'echo "cpus=$(nproc)"; exit 5'
+check "--single-thread boots 3 CPUs and passes the exit status (5) through" \
+	eval 'rc_is single 5 && says single "cpus=3"'
+
 # 3. Injected failures are reported.
 vm warn -- sh -c "echo WARNING > $lkdtm; exit 0"
 check "a kernel WARNING fails the run (status 122) although the command succeeded" rc_is warn 122
