@@ -43,9 +43,13 @@ trace-cmd report -N -t -i "$trace" 2>/dev/null | awk '
 		ns = t[1] * 1000000000 + t[2]
 		delete f
 		for (i = 1; i <= NF; i++) if (split($i, kv, "=") == 2) f[kv[1]] = kv[2]
-		if ($0 ~ /sched_batch_park:/)   print "park", ns, f["pid"], f["cpu"], f["nr_queued"]
-		if ($0 ~ /sched_batch_unpark:/) print "unpark", ns, f["pid"], f["cpu"], f["reason"]
-		if ($0 ~ /sched_batch_migrate:/) print "migrate", ns, f["pid"], f["src_cpu"], f["dst_cpu"]
+		# (printf: mawk prints a number over 2^31 as %.6g, 100 us steps)
+		if ($0 ~ /sched_batch_park:/)
+			printf "park %.0f %s %s %s\n", ns, f["pid"], f["cpu"], f["nr_queued"]
+		if ($0 ~ /sched_batch_unpark:/)
+			printf "unpark %.0f %s %s %s\n", ns, f["pid"], f["cpu"], f["reason"]
+		if ($0 ~ /sched_batch_migrate:/)
+			printf "migrate %.0f %s %s %s\n", ns, f["pid"], f["src_cpu"], f["dst_cpu"]
 	}' >"$report"
 count() { awk -v k="$1" '$1 == k' "$report" | wc -l; }
 
@@ -107,7 +111,7 @@ queue=$(awk '
 		if (!(c in len)) return
 		len[c] += d; if (len[c] < 0) len[c] = 0
 		if (len[c] > max) max = len[c]
-		print "point", ts, c, len[c]
+		printf "point %.0f %s %s\n", ts, c, len[c]
 	}
 	$1 == "park"    { len[$4] = $5; point($4, 0, $2) }
 	$1 == "unpark"  { point($4, -1, $2) }
