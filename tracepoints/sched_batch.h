@@ -26,6 +26,7 @@ enum sched_batch_decision {
 	SCHED_BATCH_KEPT_EXITING,	/* not parked: it is exiting */
 	SCHED_BATCH_KEPT_NOT_QUEUED,	/* not parked: it is not runnable */
 	SCHED_BATCH_KEPT_WORK,		/* not parked: other exit work first */
+	SCHED_BATCH_KEPT_VFORK,		/* not parked: a vfork parent waits */
 };
 
 /* Why a parked task left its queue */
@@ -59,6 +60,7 @@ TRACE_DEFINE_ENUM(SCHED_BATCH_KEPT_PI);
 TRACE_DEFINE_ENUM(SCHED_BATCH_KEPT_EXITING);
 TRACE_DEFINE_ENUM(SCHED_BATCH_KEPT_NOT_QUEUED);
 TRACE_DEFINE_ENUM(SCHED_BATCH_KEPT_WORK);
+TRACE_DEFINE_ENUM(SCHED_BATCH_KEPT_VFORK);
 TRACE_DEFINE_ENUM(SCHED_BATCH_UNPARK_PICKED);
 TRACE_DEFINE_ENUM(SCHED_BATCH_UNPARK_SIGNAL);
 TRACE_DEFINE_ENUM(SCHED_BATCH_UNPARK_PI);
@@ -102,7 +104,8 @@ TRACE_EVENT(sched_batch_user_preempt,
 				   { SCHED_BATCH_KEPT_PI,		"pi_boosted" },
 				   { SCHED_BATCH_KEPT_EXITING,		"exiting" },
 				   { SCHED_BATCH_KEPT_NOT_QUEUED,	"not_runnable" },
-				   { SCHED_BATCH_KEPT_WORK,		"exit_work_pending" }))
+				   { SCHED_BATCH_KEPT_WORK,		"exit_work_pending" },
+				   { SCHED_BATCH_KEPT_VFORK,		"vfork_parent_waits" }))
 );
 
 /* A task is set aside in its CPU's batch queue. */

@@ -62,6 +62,7 @@ static const char *const sb_decisions[] = {
 	"not parked: it is exiting",
 	"not parked: it is not runnable",
 	"not parked yet: other exit work first",
+	"not parked: its vfork parent waits for it",
 };
 
 static const char *const sb_unpark_reasons[] = {

@@ -85,7 +85,12 @@ TEST_F(abi, rr_interval_is_the_nice_scaled_batch_timeslice)
 	}
 }
 
-TEST_F(abi, fork_inherits_and_reset_on_fork_resets)
+/*
+ * Fork inherits the policy.  SCHED_RESET_ON_FORK, which anyone may set,
+ * does not lead out of it: as for SCHED_IDLE, the child keeps the policy
+ * and only what needs privilege, a negative nice value, is reset.
+ */
+TEST_F(abi, fork_inherits_and_reset_on_fork_keeps_the_policy)
 {
 	int status;
 	pid_t pid;
@@ -97,12 +102,21 @@ TEST_F(abi, fork_inherits_and_reset_on_fork_resets)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 
+	ASSERT_EQ(0, setpriority(PRIO_PROCESS, 0, -5));
 	ASSERT_EQ(0, set_policy(0, SCHED_IDLEBATCH | SCHED_RESET_ON_FORK));
 	pid = fork();
-	if (pid == 0)
-		_exit(sched_getscheduler(0) == SCHED_OTHER ? 0 : 1);
+	if (pid == 0) {
+		int policy = sched_getscheduler(0);
+
+		if (policy & SCHED_RESET_ON_FORK)
+			_exit(2);
+		if (policy != SCHED_IDLEBATCH)
+			_exit(3);
+		_exit(getpriority(PRIO_PROCESS, 0) == 0 ? 0 : 4);
+	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, WEXITSTATUS(status));
+	setpriority(PRIO_PROCESS, 0, 0);
 }
 
 /*

@@ -393,11 +393,17 @@ TEST_F(trace, park_unpark_pairs)
 	EXPECT_GE(count_events("unpark", -1, "reason", "picked"), 10);
 	EXPECT_GE(count_events("slice_expired", -1, NULL, NULL), 1);
 	EXPECT_GE(count_events("queue_swap", -1, NULL, NULL), 1);
-	/* A task that used up its slice waits in the expired list with a new one */
+	/*
+	 * A task that used up its slice waits in the expired list with a new
+	 * one, charged with what it ran between the tick that ended the old
+	 * one and its way out of the kernel: a few ms at most.
+	 */
 	for (int i = 0; i < nr_events; i++)
 		if (is_event(&events[i], "park", -1) &&
-		    !strcmp(field_str(&events[i], "queue", buf, sizeof(buf)), "expired"))
-			EXPECT_EQ(100000000, field_num(&events[i], "slice_left"));
+		    !strcmp(field_str(&events[i], "queue", buf, sizeof(buf)), "expired")) {
+			EXPECT_LE(field_num(&events[i], "slice_left"), 100000000);
+			EXPECT_GT(field_num(&events[i], "slice_left"), 90000000);
+		}
 }
 
 /* The reasons: signal after a kill, policy after sched_setscheduler() */

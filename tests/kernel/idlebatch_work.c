@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Idle-only for every kind of work: an idle-batch task of any kind -- in
+ * user mode or in the kernel, sleeping, yielding, forking -- uses only
+ * time no other task wants, idle-batch tasks share that time equally
+ * whatever they do, and no unprivileged path leads out of idle priority.
+ * Every assertion is on behaviour measured in this run, against a
+ * baseline measured in the same run where there is one.
+ */
+#include "workloads.h"
+
+#include <sys/time.h>
+#include "kselftest_harness.h"
+
+#define CPU 1
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), ret = -1;
+
+	if (fd >= 0) {
+		ret = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -1;
+		close(fd);
+	}
+	return ret;
+}
+
+static double thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/*
+ * The foreground: a nice-0 task on CPU that does 10 ms of CPU work and
+ * sleeps 10 ms, @cycles times.  Returns, through a pipe, how much longer
+ * in wall time each 10 ms of its work took on average (1.00: undisturbed).
+ */
+static double foreground_stretch(int cycles)
+{
+	double stretch = -1;
+	int fds[2];
+	pid_t pid;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		double sum = 0;
+
+		close(fds[0]);
+		pin_to_cpu(0, CPU);
+		usleep(20000);
+		for (int i = 0; i < cycles; i++) {
+			uint64_t t0 = now_ns();
+			double c0 = thread_cpu_ns();
+
+			while (thread_cpu_ns() - c0 < 10e6)
+				;
+			sum += (now_ns() - t0) / 10e6;
+			usleep(10000);
+		}
+		sum /= cycles;
+		if (write(fds[1], &sum, sizeof(sum)) != sizeof(sum))
+			_exit(1);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (read(fds[0], &stretch, sizeof(stretch)) != sizeof(stretch))
+		stretch = -1;
+	close(fds[0]);
+	waitpid(pid, NULL, 0);
+	return stretch;
+}
+
+/* The foreground's stretch next to @kind running with @policy on its CPU */
+static double stretch_next_to(enum work_kind kind, int policy, int cycles)
+{
+	pid_t bg = start_work(kind, policy, 0, CPU);
+	double stretch;
+
+	usleep(200000);
+	stretch = foreground_stretch(cycles);
+	stop_work(bg);
+	return stretch;
+}
+
+FIXTURE(work) {
+	char old_slice[32];
+};
+
+FIXTURE_SETUP(work)
+{
+	FILE *f;
+
+	REQUIRE_IDLEBATCH();
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs 2 CPUs");
+	ASSERT_EQ(0, work_tree_create());
+	self->old_slice[0] = 0;
+	f = fopen("/proc/sys/kernel/sched_idlebatch_slice_ms", "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(self->old_slice, sizeof(self->old_slice), f));
+	fclose(f);
+	/* The test runs the harness on CPU 0, the work on CPU 1. */
+	pin_to_cpu(0, 0);
+}
+
+FIXTURE_TEARDOWN(work)
+{
+	if (self->old_slice[0])
+		write_str("/proc/sys/kernel/sched_idlebatch_slice_ms", self->old_slice);
+}
+
+/*
+ * The backgrounds, and what each may cost the foreground.  A foreground
+ * wakeup that finds the background in the kernel costs the rest of that
+ * kernel stretch, which the background finishes at its fair priority by
+ * design: it may hold a kernel lock there.  That is noise for stretches
+ * well under a millisecond; the exec() and exit() of a dynamically linked
+ * program are several ms each under TCG (a fork/exec/wait of /bin/true is
+ * about 58 ms here, half of it in the kernel), about a tenth of the
+ * foreground's 10 ms of work, where SCHED_IDLE finishes them at idle
+ * priority and costs about 2%.
+ */
+static const struct {
+	enum work_kind kind;
+	double max_stretch;	/* the foreground's, over undisturbed */
+	double over_idle;	/* more than with a SCHED_IDLE background */
+} backgrounds[] = {
+	{ WORK_SPIN,	  1.05, 0.02 },
+	{ WORK_NAP,	  1.05, 0.02 },
+	{ WORK_READ,	  1.05, 0.02 },
+	{ WORK_MPROTECT,  1.05, 0.02 },
+	{ WORK_SYSCALLS,  1.05, 0.02 },
+	{ WORK_TREE_WALK, 1.05, 0.02 },
+	{ WORK_FORK_EXEC, 1.20, 0.15 },
+};
+
+/*
+ * A duty-cycled foreground next to a background of each kind: with an
+ * idle-batch background it is within its bound of undisturbed, and no
+ * worse than with a SCHED_IDLE one measured in the same run, by more than
+ * noise (or the kind's kernel stretches, above).
+ */
+TEST_F_TIMEOUT(work, a_foreground_task_is_undisturbed_by_every_kind, 150)
+{
+	const int cycles = 100;
+	double base, batch, idle;
+
+	base = foreground_stretch(cycles);
+	ASSERT_GT(base, 0);
+	TH_LOG("%-26s %9s %9s  (foreground stretch over undisturbed %.3f)",
+	       "background", "IDLEBATCH", "IDLE", base);
+	for (size_t i = 0; i < ARRAY_SIZE(backgrounds); i++) {
+		enum work_kind kind = backgrounds[i].kind;
+
+		batch = stretch_next_to(kind, SCHED_IDLEBATCH, cycles) / base;
+		idle = stretch_next_to(kind, SCHED_IDLE, cycles) / base;
+		TH_LOG("%-26s %9.3f %9.3f", work_names[kind], batch, idle);
+		EXPECT_LT(batch, backgrounds[i].max_stretch)
+			TH_LOG("%s: idle-batch background", work_names[kind]);
+		EXPECT_LT(batch, idle + backgrounds[i].over_idle)
+			TH_LOG("%s: worse than SCHED_IDLE", work_names[kind]);
+	}
+}
+
+static const enum work_kind kernel_kinds[] = {
+	WORK_READ, WORK_READ_BIG, WORK_MPROTECT, WORK_SYSCALLS, WORK_TREE_WALK,
+	WORK_FORK_EXEC, WORK_YIELD,
+};
+
+/*
+ * Next to a nice-0 hog, each kernel-heavy kind is parked within a bounded
+ * time, and from then on gets less than 0.1% of the CPU.
+ */
+TEST_F_TIMEOUT(work, kernel_heavy_work_next_to_a_hog_gets_no_cpu, 120)
+{
+	pid_t hog = start_spinner(SCHED_OTHER, 0, CPU);
+
+	usleep(100000);
+	TH_LOG("%-26s %14s %12s", "idle-batch task", "first park", "CPU share");
+	for (size_t i = 0; i < ARRAY_SIZE(kernel_kinds); i++) {
+		enum work_kind kind = kernel_kinds[i];
+		uint64_t t0 = now_ns(), parked_after, c0, c1, w0, w1;
+		pid_t bg = start_work(kind, SCHED_IDLEBATCH, 0, CPU);
+		double share;
+
+		while (task_parks(bg) < 1 && now_ns() - t0 < 5000000000ull)
+			usleep(500);
+		parked_after = now_ns() - t0;
+		usleep(200000);
+		w0 = now_ns();
+		c0 = group_cputime_ns(bg);
+		usleep(3000000);
+		c1 = group_cputime_ns(bg);
+		w1 = now_ns();
+		share = 100.0 * (double)(c1 - c0) / (double)(w1 - w0);
+		TH_LOG("%-26s %11.1f ms %11.3f%%", work_names[kind], parked_after / 1e6, share);
+		EXPECT_LT(parked_after, 1000000000ull) TH_LOG("%s: first park", work_names[kind]);
+		EXPECT_LT(share, 0.1) TH_LOG("%s: CPU share", work_names[kind]);
+		stop_work(bg);
+	}
+	stop_task(hog);
+}
+
+/*
+ * Five equal-nice idle-batch tasks of different kinds alone on a CPU, for
+ * 20 s with 100 ms timeslices: each gets its fifth within 10%.
+ */
+TEST_F_TIMEOUT(work, equal_shares_whatever_the_work, 60)
+{
+	static const enum work_kind kinds[] = {
+		WORK_SPIN, WORK_YIELD, WORK_READ_BIG, WORK_NAP, WORK_MPROTECT,
+	};
+	const int n = ARRAY_SIZE(kinds);
+	uint64_t c0[ARRAY_SIZE(kinds)], w0, w1, total = 0;
+	pid_t pids[ARRAY_SIZE(kinds)];
+	double used[ARRAY_SIZE(kinds)];
+
+	ASSERT_EQ(0, write_str("/proc/sys/kernel/sched_idlebatch_slice_ms", "100"));
+	for (int i = 0; i < n; i++)
+		pids[i] = start_work(kinds[i], SCHED_IDLEBATCH, 0, CPU);
+	sleep(1);
+	w0 = now_ns();
+	for (int i = 0; i < n; i++)
+		c0[i] = group_cputime_ns(pids[i]);
+	sleep(20);
+	w1 = now_ns();
+	for (int i = 0; i < n; i++) {
+		used[i] = (double)(group_cputime_ns(pids[i]) - c0[i]);
+		total += (uint64_t)used[i];
+	}
+	for (int i = 0; i < n; i++)
+		stop_work(pids[i]);
+	TH_LOG("CPU %d was %.1f%% used in %.1f s", CPU, 100.0 * total / (w1 - w0), (w1 - w0) / 1e9);
+	for (int i = 0; i < n; i++) {
+		double share = used[i] / (double)total;
+
+		TH_LOG("%-26s %5.1f%% of the time they got", work_names[kinds[i]], 100 * share);
+		EXPECT_GT(share * n, 0.9) TH_LOG("%s", work_names[kinds[i]]);
+		EXPECT_LT(share * n, 1.1) TH_LOG("%s", work_names[kinds[i]]);
+	}
+}
+
+struct pi_pair {
+	pthread_mutex_t *lock;
+	volatile int *locked;
+};
+
+/* Take the lock, then hold it while using 100 ms of CPU, in user mode. */
+static void *pi_owner(void *arg)
+{
+	struct pi_pair *pair = arg;
+	double start;
+
+	pthread_mutex_lock(pair->lock);
+	*pair->locked = 1;
+	start = thread_cpu_ns();
+	while (thread_cpu_ns() - start < 100e6)
+		;
+	pthread_mutex_unlock(pair->lock);
+	spin_forever();
+	return NULL;
+}
+
+static void *pi_waiter(void *arg)
+{
+	struct pi_pair *pair = arg;
+
+	while (!*pair->locked)
+		usleep(1000);
+	pthread_mutex_lock(pair->lock);
+	pthread_mutex_unlock(pair->lock);
+	return NULL;
+}
+
+/*
+ * An idle-batch thread holding a PI mutex that its idle-batch sibling waits
+ * for is parked next to a hog all the same; a normal waiter that comes
+ * later still brings it back and gets the lock first.
+ */
+TEST_F_TIMEOUT(work, an_idle_batch_pi_waiter_gives_no_boost, 60)
+{
+	struct pi_shared *sh = pi_shared_create();
+	struct timespec deadline;
+	pid_t hog, proc;
+	uint64_t t0;
+	double share;
+	int ret;
+
+	ASSERT_NE(NULL, sh);
+	hog = start_spinner(SCHED_OTHER, 0, CPU);
+	proc = fork();
+	if (proc == 0) {
+		struct pi_pair pair = { &sh->lock, &sh->locked };
+		pthread_t owner, waiter;
+
+		pin_to_cpu(0, CPU);
+		set_policy(0, SCHED_IDLEBATCH);
+		pthread_create(&owner, NULL, pi_owner, &pair);
+		pthread_create(&waiter, NULL, pi_waiter, &pair);
+		pthread_join(waiter, NULL);
+		pause();
+		_exit(0);
+	}
+	/* The owner takes the lock when it first gets idle time: give it some. */
+	kill(hog, SIGSTOP);
+	while (!sh->locked)
+		usleep(1000);
+	kill(hog, SIGCONT);
+	usleep(500000);
+	share = cpu_share(proc, 3.0);
+	TH_LOG("owner and waiter next to a hog: %.3f%% of the CPU", share);
+	EXPECT_LT(share, 1.0);
+
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += 10;
+	t0 = now_ns();
+	ret = pthread_mutex_timedlock(&sh->lock, &deadline);
+	TH_LOG("a normal waiter got the lock after %.1f ms (status %d)", (now_ns() - t0) / 1e6, ret);
+	EXPECT_EQ(0, ret);
+	EXPECT_LT(now_ns() - t0, 2000000000ull);
+	if (!ret)
+		pthread_mutex_unlock(&sh->lock);
+	kill(proc, SIGKILL);
+	waitpid(proc, NULL, 0);
+	stop_task(hog);
+	munmap(sh, sizeof(*sh));
+}
+
+/*
+ * A child that makes itself idle-batch between vfork() and exec, as
+ * posix_spawn() does for POSIX_SPAWN_SETSCHEDULER (glibc accepts only
+ * SCHED_OTHER, SCHED_FIFO and SCHED_RR there, so this is done by hand):
+ * the normal parent, waiting in the kernel, is not held up while hogs
+ * keep every CPU busy.
+ */
+TEST_F(work, a_vfork_parent_is_not_held_by_an_idle_batch_child)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	pid_t hogs[16], child;
+	uint64_t t0;
+
+	for (long i = 0; i < ncpu && i < 16; i++)
+		hogs[i] = start_spinner(SCHED_OTHER, 0, i);
+	usleep(200000);
+	t0 = now_ns();
+	child = vfork();
+	if (child == 0) {
+		struct sched_param sp = { 0 };
+
+		if (sched_setscheduler(0, SCHED_IDLEBATCH, &sp) == 0)
+			execl("/bin/sleep", "sleep", "1000", (char *)NULL);
+		_exit(1);
+	}
+	TH_LOG("vfork() returned after %.1f ms", (now_ns() - t0) / 1e6);
+	ASSERT_GT(child, 0);
+	EXPECT_LT(now_ns() - t0, 5000000000ull);
+	EXPECT_EQ(SCHED_IDLEBATCH, sched_getscheduler(child));
+	stop_task(child);
+	for (long i = 0; i < ncpu && i < 16; i++)
+		stop_task(hogs[i]);
+}
+
+/*
+ * The vfork() exception is for parents that are not idle-batch: an
+ * idle-batch parent's vfork() child that never execs is parked as usual.
+ */
+TEST_F(work, an_idle_batch_vfork_child_is_parked)
+{
+	pid_t hog = start_spinner(SCHED_OTHER, 0, CPU), parent, child = 0;
+	double share;
+
+	/* Next to the hog, the parent would be parked before its vfork(). */
+	kill(hog, SIGSTOP);
+	parent = fork();
+	if (parent == 0) {
+		pin_to_cpu(0, CPU);
+		set_policy(0, SCHED_IDLEBATCH);
+		if (vfork() == 0)
+			for (;;)
+				__asm__ volatile("" ::: "memory");
+		_exit(0);
+	}
+	for (int i = 0; i < 1000 && !child; i++) {
+		usleep(5000);
+		child = find_child(parent);
+	}
+	kill(hog, SIGCONT);
+	ASSERT_NE(0, child);
+	usleep(500000);
+	share = cpu_share(child, 3.0);
+	TH_LOG("a spinning vfork() child of an idle-batch parent next to a hog: %.3f%%", share);
+	EXPECT_LT(share, 0.1);
+	stop_task(child);
+	waitpid(parent, NULL, 0);
+	stop_task(hog);
+}
+
+static void on_alarm(int sig)
+{
+}
+
+/*
+ * Signals unpark a task so the kernel side of each runs promptly; its
+ * handler then waits for idle time.  A 1 kHz interval timer is the most a
+ * task gets that way: measured, and bounded at 2% of the CPU.
+ */
+TEST_F(work, a_signal_storm_buys_only_its_kernel_side)
+{
+	pid_t hog = start_spinner(SCHED_OTHER, 0, CPU), pid;
+	double share;
+
+	pid = fork();
+	if (pid == 0) {
+		struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+
+		signal(SIGALRM, on_alarm);
+		pin_to_cpu(0, CPU);
+		set_policy(0, SCHED_IDLEBATCH);
+		setitimer(ITIMER_REAL, &it, NULL);
+		spin_forever();
+	}
+	usleep(500000);
+	share = cpu_share(pid, 3.0);
+	TH_LOG("idle-batch spinner with a 1 kHz SIGALRM next to a hog: %.3f%%", share);
+	EXPECT_LT(share, 2.0);
+	stop_task(pid);
+	stop_task(hog);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Background workloads of every kind an idle-batch task may run: user-mode
+ * spinning, napping, long read() calls, mprotect() storms, short system
+ * calls, file-tree walks and fork/exec/exit loops, yielding.  Each runs in
+ * a child process that sets its own policy, nice value and CPU first, so
+ * it is in the policy before it does any work.
+ */
+#ifndef TESTS_WORKLOADS_H
+#define TESTS_WORKLOADS_H
+
+#include "idlebatch.h"
+
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+enum work_kind {
+	WORK_SPIN,		/* pure user-mode spinner */
+	WORK_NAP,		/* spins 2 ms, sleeps 200 us */
+	WORK_READ,		/* 1 MiB read() calls from /dev/zero */
+	WORK_READ_BIG,		/* 16 MiB read() calls from /dev/zero */
+	WORK_MPROTECT,		/* mprotect() of a touched 64 MiB mapping, back and forth */
+	WORK_SYSCALLS,		/* a storm of short system calls (getppid()) */
+	WORK_TREE_WALK,		/* stat() and getdents() over a tmpfs tree */
+	WORK_FORK_EXEC,		/* fork, exec /bin/true, wait, over and over */
+	WORK_YIELD,		/* sched_yield() in a loop */
+	WORK_NR
+};
+
+static const char *const work_names[WORK_NR] = {
+	[WORK_SPIN]	 = "user spinner",
+	[WORK_NAP]	 = "spin 2 ms, sleep 200 us",
+	[WORK_READ]	 = "1 MiB read()s",
+	[WORK_READ_BIG]	 = "16 MiB read()s",
+	[WORK_MPROTECT]	 = "mprotect() 64 MiB",
+	[WORK_SYSCALLS]	 = "short syscall storm",
+	[WORK_TREE_WALK] = "stat()+getdents() walk",
+	[WORK_FORK_EXEC] = "fork/exec/exit loop",
+	[WORK_YIELD]	 = "sched_yield() loop",
+};
+
+#define WORK_TREE "/dev/shm/idlebatch-tree"
+
+/* A tmpfs tree of 20 directories with 20 files each, for WORK_TREE_WALK. */
+static inline int work_tree_create(void)
+{
+	char path[128];
+
+	if (mkdir(WORK_TREE, 0700) && errno != EEXIST)
+		return -1;
+	for (int d = 0; d < 20; d++) {
+		snprintf(path, sizeof(path), WORK_TREE "/d%02d", d);
+		if (mkdir(path, 0700) && errno != EEXIST)
+			return -1;
+		for (int f = 0; f < 20; f++) {
+			int fd;
+
+			snprintf(path, sizeof(path), WORK_TREE "/d%02d/f%02d", d, f);
+			fd = open(path, O_CREAT | O_WRONLY, 0600);
+			if (fd < 0)
+				return -1;
+			close(fd);
+		}
+	}
+	return 0;
+}
+
+static inline void work_tree_walk(void)
+{
+	char path[128];
+	struct stat st;
+	struct dirent *e;
+	DIR *dir;
+
+	for (int d = 0; d < 20; d++) {
+		snprintf(path, sizeof(path), WORK_TREE "/d%02d", d);
+		dir = opendir(path);
+		if (!dir)
+			_exit(110);
+		while ((e = readdir(dir)))
+			fstatat(dirfd(dir), e->d_name, &st, 0);
+		closedir(dir);
+	}
+}
+
+static inline void __attribute__((noreturn)) work_run(enum work_kind kind)
+{
+	static char buf[16 << 20];
+	size_t map_len = 64 << 20;
+	char *map = NULL;
+	int zero = open("/dev/zero", O_RDONLY);
+
+	if (zero < 0)
+		_exit(111);
+	if (kind == WORK_MPROTECT) {
+		map = mmap(NULL, map_len, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (map == MAP_FAILED)
+			_exit(112);
+		for (size_t i = 0; i < map_len; i += 4096)
+			map[i] = 1;
+	}
+	for (;;) {
+		switch (kind) {
+		case WORK_SPIN:
+			spin_forever();
+		case WORK_NAP: {
+			uint64_t end = now_ns() + 2000000;
+
+			while (now_ns() < end)
+				;
+			usleep(200);
+			break;
+		}
+		case WORK_READ:
+			if (read(zero, buf, 1 << 20) < 0)
+				_exit(113);
+			break;
+		case WORK_READ_BIG:
+			if (read(zero, buf, sizeof(buf)) < 0)
+				_exit(113);
+			break;
+		case WORK_MPROTECT:
+			if (mprotect(map, map_len, PROT_READ) ||
+			    mprotect(map, map_len, PROT_READ | PROT_WRITE))
+				_exit(114);
+			break;
+		case WORK_SYSCALLS:
+			syscall(SYS_getppid);
+			break;
+		case WORK_TREE_WALK:
+			work_tree_walk();
+			break;
+		case WORK_FORK_EXEC: {
+			pid_t pid = fork();
+
+			if (pid == 0) {
+				execl("/bin/true", "true", (char *)NULL);
+				_exit(115);
+			}
+			if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+				_exit(116);
+			break;
+		}
+		case WORK_YIELD:
+			sched_yield();
+			break;
+		default:
+			_exit(117);
+		}
+	}
+}
+
+/*
+ * Start @kind as a process of its own group with @policy and @nice on @cpu
+ * (or anywhere if @cpu < 0).  Returns its pid.
+ */
+static inline pid_t start_work(enum work_kind kind, int policy, int nice, int cpu)
+{
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return pid;
+	/* Its own group, for stop_work(); and gone with the test that started it */
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (cpu >= 0 && pin_to_cpu(0, cpu))
+		_exit(101);
+	if (setpriority(PRIO_PROCESS, 0, nice))
+		_exit(102);
+	if (set_policy(0, policy))
+		_exit(103);
+	work_run(kind);
+}
+
+/* Stop a workload started by start_work(), its children too. */
+static inline void stop_work(pid_t pid)
+{
+	kill(-pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/*
+ * CPU time, in ns, of process group @pgid: every live task's
+ * /proc/PID/schedstat, plus what its leader has reaped (cutime and
+ * cstime, in clock ticks).
+ */
+static inline uint64_t group_cputime_ns(pid_t pgid)
+{
+	uint64_t sum = 0;
+	struct dirent *d;
+	DIR *proc = opendir("/proc");
+
+	if (!proc)
+		return 0;
+	while ((d = readdir(proc))) {
+		pid_t pid = atoi(d->d_name);
+
+		if (pid > 0 && stat_field(pid, 5) == pgid)
+			sum += cputime_ns(pid);
+	}
+	closedir(proc);
+	sum += (uint64_t)(stat_field(pgid, 16) + stat_field(pgid, 17)) *
+	       (1000000000ull / sysconf(_SC_CLK_TCK));
+	return sum;
+}
+
+/* A child of @parent found in /proc (field 4 of its stat is @parent), or 0 */
+static inline pid_t find_child(pid_t parent)
+{
+	struct dirent *d;
+	DIR *proc = opendir("/proc");
+	pid_t child = 0;
+
+	if (!proc)
+		return 0;
+	while (!child && (d = readdir(proc))) {
+		pid_t pid = atoi(d->d_name);
+
+		if (pid > 0 && stat_field(pid, 4) == parent)
+			child = pid;
+	}
+	closedir(proc);
+	return child;
+}
+
+/* Times @pid was parked: the second field of /proc/PID/batchstat, or -1. */
+static inline long task_parks(pid_t pid)
+{
+	char path[64], state;
+	long parks = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/batchstat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, " %c %ld", &state, &parks) != 2)
+		parks = -1;
+	fclose(f);
+	return parks;
+}
+
+#endif
