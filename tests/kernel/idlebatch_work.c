@@ -75,15 +75,24 @@ static double foreground_stretch(int cycles)
 	return stretch;
 }
 
-/* The foreground's stretch next to @kind running with @policy on its CPU */
+/*
+ * The foreground's stretch next to @kind running with @policy on its CPU:
+ * the better of two runs, as the host's own load only ever adds to it.
+ */
 static double stretch_next_to(enum work_kind kind, int policy, int cycles)
 {
-	pid_t bg = start_work(kind, policy, 0, CPU);
-	double stretch;
+	double stretch = 0;
 
-	usleep(200000);
-	stretch = foreground_stretch(cycles);
-	stop_work(bg);
+	for (int run = 0; run < 2; run++) {
+		pid_t bg = start_work(kind, policy, 0, CPU);
+		double s;
+
+		usleep(200000);
+		s = foreground_stretch(cycles);
+		stop_work(bg);
+		if (run == 0 || s < stretch)
+			stretch = s;
+	}
 	return stretch;
 }
 
@@ -99,6 +108,7 @@ FIXTURE_SETUP(work)
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "needs 2 CPUs");
 	ASSERT_EQ(0, work_tree_create());
+	ASSERT_EQ(0, work_exec_create());
 	self->old_slice[0] = 0;
 	f = fopen("/proc/sys/kernel/sched_idlebatch_slice_ms", "r");
 	ASSERT_NE(NULL, f);
@@ -119,11 +129,11 @@ FIXTURE_TEARDOWN(work)
  * wakeup that finds the background in the kernel costs the rest of that
  * kernel stretch, which the background finishes at its fair priority by
  * design: it may hold a kernel lock there.  That is noise for stretches
- * well under a millisecond; the exec() and exit() of a dynamically linked
- * program are several ms each under TCG (a fork/exec/wait of /bin/true is
- * about 58 ms here, half of it in the kernel), about a tenth of the
- * foreground's 10 ms of work, where SCHED_IDLE finishes them at idle
- * priority and costs about 2%.
+ * well under a millisecond.  The fork(), exec() and exit() of a 2 MB
+ * static program are stretches of a few ms each under TCG, and cost the
+ * foreground about 5% of its 10 ms bursts (1.052 measured, where a
+ * SCHED_IDLE background, which finishes them at idle priority, costs
+ * 1.003); the bound leaves room for the test bed's noise.
  */
 static const struct {
 	enum work_kind kind;
@@ -136,7 +146,7 @@ static const struct {
 	{ WORK_MPROTECT,  1.05, 0.02 },
 	{ WORK_SYSCALLS,  1.05, 0.02 },
 	{ WORK_TREE_WALK, 1.05, 0.02 },
-	{ WORK_FORK_EXEC, 1.20, 0.15 },
+	{ WORK_FORK_EXEC, 1.10, 0.08 },
 };
 
 /*
@@ -145,12 +155,15 @@ static const struct {
  * worse than with a SCHED_IDLE one measured in the same run, by more than
  * noise (or the kind's kernel stretches, above).
  */
-TEST_F_TIMEOUT(work, a_foreground_task_is_undisturbed_by_every_kind, 150)
+TEST_F_TIMEOUT(work, a_foreground_task_is_undisturbed_by_every_kind, 300)
 {
 	const int cycles = 100;
-	double base, batch, idle;
+	double base, base2, batch, idle;
 
 	base = foreground_stretch(cycles);
+	base2 = foreground_stretch(cycles);
+	if (base2 < base)
+		base = base2;
 	ASSERT_GT(base, 0);
 	TH_LOG("%-26s %9s %9s  (foreground stretch over undisturbed %.3f)",
 	       "background", "IDLEBATCH", "IDLE", base);
@@ -396,7 +409,8 @@ TEST_F(work, an_idle_batch_vfork_child_is_parked)
 	TH_LOG("a spinning vfork() child of an idle-batch parent next to a hog: %.3f%%", share);
 	EXPECT_LT(share, 0.1);
 	stop_task(child);
-	waitpid(parent, NULL, 0);
+	/* Back from vfork(), the parent is parked next to the hog. */
+	stop_task(parent);
 	stop_task(hog);
 }
 
