@@ -126,14 +126,17 @@ FIXTURE_TEARDOWN(work)
 
 /*
  * The backgrounds, and what each may cost the foreground.  A foreground
- * wakeup that finds the background in the kernel costs the rest of that
- * kernel stretch, which the background finishes at its fair priority by
- * design: it may hold a kernel lock there.  That is noise for stretches
- * well under a millisecond.  The fork(), exec() and exit() of a 2 MB
- * static program are stretches of a few ms each under TCG, and cost the
- * foreground about 5% of its 10 ms bursts (1.052 measured, where a
- * SCHED_IDLE background, which finishes them at idle priority, costs
- * 1.003); the bound leaves room for the test bed's noise.
+ * wakeup that finds the background in the kernel costs it the rest of
+ * that kernel stretch, which the background finishes at its fair priority
+ * by design (it may hold a kernel lock there, as fork() holds the
+ * parent's mmap_lock): half the CPU until the stretch ends.  That is noise
+ * for system calls well under a millisecond.  Under TCG an mprotect() of
+ * 64 MiB is one 3 ms system call, and a fork() is one of about 14 ms (a
+ * fork, exec and exit of a static busybox costs 48 ms, 46 of them in the
+ * kernel): measured 1.003 to 1.022 and 1.05 to 1.15, where a SCHED_IDLE
+ * background, which finishes them at idle priority, costs nothing.  The
+ * bounds for those two follow from the length of their system calls; a
+ * nice-0 background costs about 2.
  */
 static const struct {
 	enum work_kind kind;
@@ -143,10 +146,10 @@ static const struct {
 	{ WORK_SPIN,	  1.05, 0.02 },
 	{ WORK_NAP,	  1.05, 0.02 },
 	{ WORK_READ,	  1.05, 0.02 },
-	{ WORK_MPROTECT,  1.05, 0.02 },
+	{ WORK_MPROTECT,  1.06, 0.05 },
 	{ WORK_SYSCALLS,  1.05, 0.02 },
 	{ WORK_TREE_WALK, 1.05, 0.02 },
-	{ WORK_FORK_EXEC, 1.10, 0.08 },
+	{ WORK_FORK_EXEC, 1.30, 0.30 },
 };
 
 /*
