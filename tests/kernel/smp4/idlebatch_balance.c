@@ -411,8 +411,11 @@ TEST_F_TIMEOUT(balance, hotplug, 120)
 /* 2,000 idle-batch threads in one process, each spinning */
 #define NTHREADS	2000
 
+/* An idle-batch thread: it enters the policy itself, then spins. */
 static void *spin_thread(void *arg)
 {
+	if (set_policy(0, SCHED_IDLEBATCH))
+		_exit(103);
 	spin_forever();
 	return arg;
 }
@@ -424,9 +427,13 @@ static pid_t start_thread_spinners(int n)
 
 	if (pid != 0)
 		return pid;
-	/* Threads inherit the policy, so fork placement spreads them. */
-	if (set_policy(0, SCHED_IDLEBATCH) || pthread_attr_init(&attr) ||
-	    pthread_attr_setstacksize(&attr, 64 * 1024))
+	/*
+	 * The creator stays a normal task: an idle-batch creator would get
+	 * one timeslice per round among its own threads, and making 2,000
+	 * would take the sum of ever longer rounds.  Each thread makes
+	 * itself idle-batch, and the balancer spreads them.
+	 */
+	if (pthread_attr_init(&attr) || pthread_attr_setstacksize(&attr, 64 * 1024))
 		_exit(101);
 	for (int i = 0; i < n; i++) {
 		pthread_t thread;
