@@ -65,6 +65,32 @@ static inline int set_policy(pid_t pid, int policy)
 	return sched_setscheduler(pid, policy, &sp);
 }
 
+/* Write @s to the file at @path in one write(); 0, or -1 on error. */
+static inline int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), ret = -1;
+
+	if (fd >= 0) {
+		ret = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -1;
+		close(fd);
+	}
+	return ret;
+}
+
+/*
+ * In a child just forked: move to @cpu (or stay if @cpu < 0), take @nice
+ * and enter @policy, or exit with 101, 102 or 103.
+ */
+static inline void enter_policy_or_exit(int policy, int nice, int cpu)
+{
+	if (cpu >= 0 && pin_to_cpu(0, cpu))
+		_exit(101);
+	if (setpriority(PRIO_PROCESS, 0, nice))
+		_exit(102);
+	if (set_policy(0, policy))
+		_exit(103);
+}
+
 /* Spin in user space for ever; the parent kills us. */
 static inline void __attribute__((noreturn)) spin_forever(void)
 {
@@ -84,12 +110,7 @@ static inline pid_t start_spinner(int policy, int nice, int cpu)
 
 	if (pid != 0)
 		return pid;
-	if (cpu >= 0 && pin_to_cpu(0, cpu))
-		_exit(101);
-	if (setpriority(PRIO_PROCESS, 0, nice))
-		_exit(102);
-	if (set_policy(0, policy))
-		_exit(103);
+	enter_policy_or_exit(policy, nice, cpu);
 	spin_forever();
 }
 

@@ -48,17 +48,6 @@ static pid_t add_parked(struct _test_data_safety *self)
 	return pid;
 }
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), ret = -1;
-
-	if (fd >= 0) {
-		ret = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -1;
-		close(fd);
-	}
-	return ret;
-}
-
 /* Is @pid starved: no more than 1 ms of CPU time over 300 ms? */
 static int starved(pid_t pid)
 {

@@ -28,23 +28,12 @@ struct event {
 static struct event *events;
 static int nr_events;
 
-static int write_str(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	int ret;
-
-	if (!f)
-		return -1;
-	ret = fputs(text, f) < 0 ? -1 : 0;
-	return fclose(f) || ret ? -1 : 0;
-}
-
 static int instance_write(const char *file, const char *text)
 {
 	char path[256];
 
 	snprintf(path, sizeof(path), INSTANCE "/%s", file);
-	return write_str(path, text);
+	return write_file(path, text);
 }
 
 static int trace_start(const char *const *event_dirs, const char *syscall_filter)
@@ -282,7 +271,7 @@ FIXTURE_SETUP(trace)
 	ASSERT_NE(NULL, fgets(self->old_slice, sizeof(self->old_slice), f));
 	fclose(f);
 	/* Short timeslices, so expiries and queue swaps happen in seconds */
-	ASSERT_EQ(0, write_str("/proc/sys/kernel/sched_idlebatch_slice_ms", "100"));
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/sched_idlebatch_slice_ms", "100"));
 }
 
 FIXTURE_TEARDOWN(trace)
@@ -291,7 +280,7 @@ FIXTURE_TEARDOWN(trace)
 		stop_task(self->pids[i]);
 	instance_write("tracing_on", "0");
 	rmdir(INSTANCE);
-	write_str("/proc/sys/kernel/sched_idlebatch_slice_ms", self->old_slice);
+	write_file("/proc/sys/kernel/sched_idlebatch_slice_ms", self->old_slice);
 	free(events);
 }
 

@@ -14,17 +14,6 @@
 
 #define CPU 1
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), ret = -1;
-
-	if (fd >= 0) {
-		ret = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -1;
-		close(fd);
-	}
-	return ret;
-}
-
 static double thread_cpu_ns(void)
 {
 	struct timespec ts;
@@ -121,7 +110,7 @@ FIXTURE_SETUP(work)
 FIXTURE_TEARDOWN(work)
 {
 	if (self->old_slice[0])
-		write_str("/proc/sys/kernel/sched_idlebatch_slice_ms", self->old_slice);
+		write_file("/proc/sys/kernel/sched_idlebatch_slice_ms", self->old_slice);
 }
 
 /*
@@ -236,7 +225,7 @@ TEST_F_TIMEOUT(work, equal_shares_whatever_the_work, 60)
 	pid_t pids[ARRAY_SIZE(kinds)];
 	double used[ARRAY_SIZE(kinds)];
 
-	ASSERT_EQ(0, write_str("/proc/sys/kernel/sched_idlebatch_slice_ms", "100"));
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/sched_idlebatch_slice_ms", "100"));
 	for (int i = 0; i < n; i++)
 		pids[i] = start_work(kinds[i], SCHED_IDLEBATCH, 0, CPU);
 	sleep(1);

@@ -177,12 +177,7 @@ static inline pid_t start_work(enum work_kind kind, int policy, int nice, int cp
 	/* Its own group, for stop_work(); and gone with the test that started it */
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (cpu >= 0 && pin_to_cpu(0, cpu))
-		_exit(101);
-	if (setpriority(PRIO_PROCESS, 0, nice))
-		_exit(102);
-	if (set_policy(0, policy))
-		_exit(103);
+	enter_policy_or_exit(policy, nice, cpu);
 	work_run(kind);
 }
 

@@ -114,19 +114,6 @@ static double jain_index(const double *x, int n)
 	return squares > 0 ? sum * sum / (n * squares) : 0;
 }
 
-static int write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	int ret;
-
-	if (!f)
-		return -1;
-	ret = fputs(text, f) < 0 ? -1 : 0;
-	if (fclose(f))
-		ret = -1;
-	return ret;
-}
-
 static int set_cpu_online(int cpu, int online)
 {
 	char path[80];
