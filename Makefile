@@ -18,7 +18,7 @@ T       ?=
 TREE    := $(BUILD)/linux
 KERNEL  := $(BUILD)/bzImage-$(PREEMPT)
 
-.PHONY: all deps kernel-tree kernel series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt demo bench vm clean distclean
+.PHONY: all deps kernel-tree kernel kernel-variant kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt demo bench vm clean distclean
 
 all: kernel tools plugins tests
 
@@ -30,6 +30,16 @@ kernel-tree: deps
 
 kernel: kernel-tree
 	@scripts/kernel-build.sh $(BUILD) $(PREEMPT)
+
+# The test kernel with the options the main one leaves off (NO_HZ_FULL,
+# SCHED_CORE, NUMA, sched_ext with BTF): build/bzImage-variant.
+kernel-variant: kernel-tree
+	@scripts/kernel-build.sh $(BUILD) full variant tests/config/variant.config
+
+# The variant kernel with sched_ext and BTF (twice as long to build):
+# build/bzImage-ext, for make check-ext.
+kernel-ext: kernel-tree
+	@scripts/kernel-build.sh $(BUILD) full ext tests/config/variant.config tests/config/ext.config
 
 # One patch series, new files included, for 'git am' on a clean 6.12 tree.
 series: kernel-tree
@@ -73,7 +83,7 @@ fixture: deps kernel tests
 tests: kernel-tree
 	@$(MAKE) -s -C tests BUILD=$(abspath $(BUILD))
 
-check: deps kernel tools plugins tests
+check: deps kernel kernel-variant tools plugins tests
 	@VM_KERNEL=$(abspath $(KERNEL)) tests/run-all $(T)
 
 # The in-guest kernel tests under each preemption model: three kernels,
@@ -86,12 +96,20 @@ check-preempt: deps kernel-tree tests
 	done; \
 	[ -z "$$failed" ] || { echo "# FAILED under PREEMPT:$$failed"; exit 1; }
 
+# Idle-batch tasks under sched_ext BPF schedulers (tools/sched_ext's
+# scx_simple and scx_qmap, built with Debian's clang-19): its own kernel,
+# so not part of 'make check'.
+check-ext: deps kernel-ext tests
+	@scripts/build-scx.sh $(BUILD)/obj-ext $(BUILD)/scx $(TREE)
+	@tests/kernel/ext-check
+
 demo: deps kernel tools tests
 	@VM_KERNEL=$(abspath $(KERNEL)) tests/demo/run
 
 # Benchmarks (not tests): ratios against a baseline measured in the same run.
 bench: deps kernel tests
 	@tests/vm/run --kernel $(KERNEL) --smp 2 --timeout 1200 -- build/tests/bin/policy_bench
+	@tests/vm/run --kernel $(KERNEL) --smp 4 --timeout 1200 -- build/tests/bin/rundelay
 	@tests/bench/overhead
 
 vm: deps kernel

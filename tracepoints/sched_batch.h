@@ -27,6 +27,8 @@ enum sched_batch_decision {
 	SCHED_BATCH_KEPT_NOT_QUEUED,	/* not parked: it is not runnable */
 	SCHED_BATCH_KEPT_WORK,		/* not parked: other exit work first */
 	SCHED_BATCH_KEPT_VFORK,		/* not parked: a vfork parent waits */
+	SCHED_BATCH_KEPT_EXT,		/* not parked: sched_ext runs it */
+	SCHED_BATCH_KEPT_UPROBE,	/* not parked: a uprobe single-steps */
 };
 
 /* Why a parked task left its queue */
@@ -61,6 +63,8 @@ TRACE_DEFINE_ENUM(SCHED_BATCH_KEPT_EXITING);
 TRACE_DEFINE_ENUM(SCHED_BATCH_KEPT_NOT_QUEUED);
 TRACE_DEFINE_ENUM(SCHED_BATCH_KEPT_WORK);
 TRACE_DEFINE_ENUM(SCHED_BATCH_KEPT_VFORK);
+TRACE_DEFINE_ENUM(SCHED_BATCH_KEPT_EXT);
+TRACE_DEFINE_ENUM(SCHED_BATCH_KEPT_UPROBE);
 TRACE_DEFINE_ENUM(SCHED_BATCH_UNPARK_PICKED);
 TRACE_DEFINE_ENUM(SCHED_BATCH_UNPARK_SIGNAL);
 TRACE_DEFINE_ENUM(SCHED_BATCH_UNPARK_PI);
@@ -105,7 +109,9 @@ TRACE_EVENT(sched_batch_user_preempt,
 				   { SCHED_BATCH_KEPT_EXITING,		"exiting" },
 				   { SCHED_BATCH_KEPT_NOT_QUEUED,	"not_runnable" },
 				   { SCHED_BATCH_KEPT_WORK,		"exit_work_pending" },
-				   { SCHED_BATCH_KEPT_VFORK,		"vfork_parent_waits" }))
+				   { SCHED_BATCH_KEPT_VFORK,		"vfork_parent_waits" },
+				   { SCHED_BATCH_KEPT_EXT,		"sched_ext" },
+				   { SCHED_BATCH_KEPT_UPROBE,		"uprobe_single_step" }))
 );
 
 /* A task is set aside in its CPU's batch queue. */

@@ -6,7 +6,9 @@
 # whose plan is short, and a guest kernel log with a WARNING, BUG, lockdep
 # report or RCU stall, are failures too.
 # Usage: tests/kernel/guest.t [NAME...]   (default: all programs)
-#   GUEST_BIN=DIR takes the programs from DIR, GUEST_SMP=N boots N CPUs.
+#   GUEST_BIN=DIR takes the programs from DIR, GUEST_SMP=N boots N CPUs,
+#   GUEST_APPEND=ARGS adds ARGS to the kernel command line, GUEST_ENV=
+#   "NAME=VALUE..." sets variables for the programs in the guest.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -20,9 +22,12 @@ if [ ${#names[@]} -eq 0 ]; then
 	for p in "$bin"/*; do names+=("$(basename "$p")"); done
 fi
 
-echo "# guest: $smp CPUs, kernel ${VM_KERNEL:-build/bzImage-full}"
+append=${GUEST_APPEND:-}
+
+echo "# guest: $smp CPUs, kernel ${VM_KERNEL:-build/bzImage-full}${append:+, booted with $append}"
 "$top/tests/vm/run" --smp "$smp" --scratch "$scratch" --log "$top/build/vm/$(basename "$bin").log" \
-	-- "$top/tests/kernel/in-guest" "$bin" "${names[@]}"
+	${append:+--append "$append"} \
+	-- env ${GUEST_ENV:-} "$top/tests/kernel/in-guest" "$bin" "${names[@]}"
 vm_rc=$?
 
 n=0

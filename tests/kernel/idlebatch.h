@@ -314,6 +314,27 @@ static inline int sanitized_tool(const char *name, char *path, size_t size)
 }
 
 /*
+ * A test helper program, build/tests/bin/@name, found from this test's own
+ * path as sanitized_tool() finds a tool.  0, or -1 if not found.
+ */
+static inline int test_helper(const char *name, char *path, size_t size)
+{
+	char self[400], *build;
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (len <= 0)
+		return -1;
+	self[len] = 0;
+	build = strstr(self, "/build/tests/");
+	if (!build)
+		return -1;
+	*build = 0;
+	if (snprintf(path, size, "%s/build/tests/bin/%s", self, name) >= (int)size)
+		return -1;
+	return access(path, X_OK);
+}
+
+/*
  * Run "@tool @args" through the shell, a sanitizer report making it fail
  * with status 99; its standard output (and with @with_stderr its errors)
  * in @out.  Returns its exit status, or -1.

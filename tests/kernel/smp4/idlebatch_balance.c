@@ -8,8 +8,10 @@
  */
 #include "../idlebatch.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <pthread.h>
+#include <sys/prctl.h>
 
 #include "kselftest_harness.h"
 
@@ -178,8 +180,11 @@ FIXTURE_TEARDOWN(balance)
 		stop_task(self->pids[i]);
 	for (int i = 0; i < self->n_normal; i++)
 		stop_task(self->normal[i]);
-	if (self->threads > 0)
+	if (self->threads > 0) {
+		/* A shell's children too, if it started any */
+		kill(-self->threads, SIGKILL);
 		stop_task(self->threads);
+	}
 	for (int c = 1; c < NCPU; c++)
 		set_cpu_online(c, 1);
 }
@@ -236,6 +241,104 @@ TEST_F_TIMEOUT(balance, spread_leave_and_return, 120)
 	format_counts(count, text, sizeof(text));
 	TH_LOG("hog stopped: idle-batch hogs back at %s after %.1f s", text, t);
 	ASSERT_GE(t, 0);
+}
+
+/* The pids of the processes running @prog, by their /proc/PID/cmdline */
+static int pids_of(const char *prog, pid_t *pids, int max)
+{
+	struct dirent *d;
+	int n = 0;
+	DIR *dir = opendir("/proc");
+
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir)) && n < max) {
+		char path[300], cmd[400] = "";
+		pid_t pid = atoi(d->d_name);
+		FILE *f;
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(cmd, sizeof(cmd), f))
+			cmd[0] = 0;
+		fclose(f);
+		if (strcmp(cmd, prog) == 0)
+			pids[n++] = pid;
+	}
+	closedir(dir);
+	return n;
+}
+
+/* The running count of /proc/loadavg: "0.00 0.00 0.00 R/T LAST" */
+static int loadavg_running(void)
+{
+	double a, b, c;
+	int running = -1;
+	FILE *f = fopen("/proc/loadavg", "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lf %lf %lf %d/", &a, &b, &c, &running) != 4)
+		running = -1;
+	fclose(f);
+	return running;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/*
+ * As a user would start them: eight CPU hogs started one by one from a
+ * shell, each making itself idle-batch after its exec, so that nothing
+ * placed them as idle-batch tasks when they started.  Within two seconds
+ * of the last one they must be spread evenly (at most one apart) and stay
+ * so, and the running count of /proc/loadavg must not see them.
+ */
+TEST_F_TIMEOUT(balance, spread_when_started_from_a_shell, 120)
+{
+	char spin[400], script[1024], text[32];
+	int count[NCPU], worst = 0, s, max, min, running[10];
+	pid_t shell;
+
+	ASSERT_EQ(0, test_helper("spin", spin, sizeof(spin)));
+	snprintf(script, sizeof(script),
+		 "for i in 1 2 3 4 5 6 7 8; do \"%s\" -b & sleep 0.3; done; wait", spin);
+	shell = fork();
+	if (shell == 0) {
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+		_exit(127);
+	}
+	self->threads = shell;
+	/* The last one starts after about 2.4 s; two seconds more */
+	sleep(5);
+	self->n = pids_of(spin, self->pids, NSPIN);
+	ASSERT_EQ(NSPIN, self->n);
+	for (s = 0; s < 10; s++) {
+		ASSERT_EQ(0, count_per_cpu(self->pids, self->n, count));
+		max = min = count[0];
+		for (int c = 1; c < NCPU; c++) {
+			max = count[c] > max ? count[c] : max;
+			min = count[c] < min ? count[c] : min;
+		}
+		format_counts(count, text, sizeof(text));
+		TH_LOG("%.1f s after the last start: %s", 2.6 + s * 0.5, text);
+		worst = max - min > worst ? max - min : worst;
+		running[s] = loadavg_running();
+		usleep(500000);
+	}
+	EXPECT_LE(worst, 1);
+	/* This reader, and now and then a kernel thread or a hog in fair */
+	qsort(running, 10, sizeof(running[0]), cmp_int);
+	TH_LOG("running count of /proc/loadavg: median %d, highest %d", running[5], running[9]);
+	EXPECT_LE(running[5], 2);
 }
 
 /* Under a steady load, tasks stay where they are. */
