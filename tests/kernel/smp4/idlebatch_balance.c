@@ -317,10 +317,15 @@ TEST_F_TIMEOUT(balance, spread_when_started_from_a_shell, 120)
 		_exit(127);
 	}
 	self->threads = shell;
-	/* The last one starts after about 2.4 s; two seconds more */
-	sleep(5);
-	self->n = pids_of(spin, self->pids, NSPIN);
+	/* Every start is an exec over 9p under TCG: wait for the eighth */
+	for (s = 0; s < 600 && self->n < NSPIN; s++) {
+		usleep(100000);
+		self->n = pids_of(spin, self->pids, NSPIN);
+	}
 	ASSERT_EQ(NSPIN, self->n);
+	TH_LOG("the eighth started %.1f s after the first", s / 10.0);
+	/* Two seconds to spread */
+	sleep(2);
 	for (s = 0; s < 10; s++) {
 		ASSERT_EQ(0, count_per_cpu(self->pids, self->n, count));
 		max = min = count[0];
@@ -329,16 +334,20 @@ TEST_F_TIMEOUT(balance, spread_when_started_from_a_shell, 120)
 			min = count[c] < min ? count[c] : min;
 		}
 		format_counts(count, text, sizeof(text));
-		TH_LOG("%.1f s after the last start: %s", 2.6 + s * 0.5, text);
+		TH_LOG("%.1f s after the last start: %s", 2.0 + s * 0.5, text);
 		worst = max - min > worst ? max - min : worst;
 		running[s] = loadavg_running();
 		usleep(500000);
 	}
 	EXPECT_LE(worst, 1);
-	/* This reader, and now and then a kernel thread or a hog in fair */
+	/*
+	 * This reader, and now and then a kernel thread.  The reader's
+	 * wakeup preempts the hog on its CPU; a hog sent to fair by that
+	 * preemption (rather than parked) was counted in most samples.
+	 */
 	qsort(running, 10, sizeof(running[0]), cmp_int);
 	TH_LOG("running count of /proc/loadavg: median %d, highest %d", running[5], running[9]);
-	EXPECT_LE(running[5], 2);
+	EXPECT_LE(running[5], 1);
 }
 
 /* Under a steady load, tasks stay where they are. */
