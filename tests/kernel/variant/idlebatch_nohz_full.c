@@ -136,28 +136,59 @@ TEST_F_TIMEOUT(nohz, a_parked_task_moved_next_to_a_task_in_fair_runs, 60)
 	EXPECT_GT(share, 25.0);
 }
 
-/*
- * Two idle-batch tasks on the nohz_full CPU take turns by timeslice
- * (1.5 s at nice 0) as on any other CPU: over 9 s each gets a fair part.
- */
-TEST_F_TIMEOUT(nohz, idle_batch_tasks_take_turns, 60)
+/* /proc/PID/batchstat's PARKS: the times the task was parked */
+static long batch_parks(pid_t pid)
 {
+	char path[64], state;
+	long parks = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/batchstat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, " %c %ld", &state, &parks) != 2)
+		parks = -1;
+	fclose(f);
+	return parks;
+}
+
+#define SLICE_SYSCTL	"/proc/sys/kernel/sched_idlebatch_slice_ms"
+
+/*
+ * Two idle-batch tasks on the nohz_full CPU take turns by timeslice as on
+ * any other CPU, at the tick: with 100 ms timeslices each is parked about
+ * 25 times in 5 s.  Had the CPU stopped its tick (with two tasks in the
+ * class and none in fair, nothing else asked for it), only the 1 Hz
+ * remote tick would end a timeslice: five turns each at most.
+ */
+TEST_F_TIMEOUT(nohz, idle_batch_tasks_take_turns_at_the_tick, 60)
+{
+	char old_slice[32] = "";
+	long a0, b0, a1, b1;
 	pid_t a, b;
-	uint64_t a0, b0, a1, b1;
+	FILE *f;
+
+	f = fopen(SLICE_SYSCTL, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(old_slice, sizeof(old_slice), f));
+	fclose(f);
+	ASSERT_EQ(0, write_file(SLICE_SYSCTL, "100"));
 
 	a = start_spinner(SCHED_IDLEBATCH, 0, NOHZ_CPU);
 	self->tasks[self->nr++] = a;
 	b = start_spinner(SCHED_IDLEBATCH, 0, NOHZ_CPU);
 	self->tasks[self->nr++] = b;
 	sleep(1);
-	a0 = cputime_ns(a);
-	b0 = cputime_ns(b);
-	sleep(9);
-	a1 = cputime_ns(a);
-	b1 = cputime_ns(b);
-	TH_LOG("over 9 s: %.2f s and %.2f s of CPU", (a1 - a0) / 1e9, (b1 - b0) / 1e9);
-	EXPECT_GT(a1 - a0, 2500000000ull);
-	EXPECT_GT(b1 - b0, 2500000000ull);
+	a0 = batch_parks(a);
+	b0 = batch_parks(b);
+	sleep(5);
+	a1 = batch_parks(a);
+	b1 = batch_parks(b);
+	write_file(SLICE_SYSCTL, old_slice);
+	TH_LOG("100 ms timeslices, over 5 s: parked %ld and %ld times", a1 - a0, b1 - b0);
+	EXPECT_GE(a1 - a0, 12);
+	EXPECT_GE(b1 - b0, 12);
 }
 
 TEST_HARNESS_MAIN
