@@ -143,6 +143,36 @@ static inline void stop_task(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
+/*
+ * /proc/PID/batchstat, "STATE PARKS PARKED_NS": the state letter (P parked,
+ * R running in the idle-batch class, N in fair, - not idle-batch), the
+ * times the task was parked and its time parked.  0, or -1 (state '?').
+ */
+static inline int task_batchstat(pid_t pid, char *state, long long *parks,
+				 long long *parked_ns)
+{
+	char path[64];
+	FILE *f;
+	int n;
+
+	*state = '?';
+	snprintf(path, sizeof(path), "/proc/%d/batchstat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fscanf(f, " %c %lld %lld", state, parks, parked_ns);
+	fclose(f);
+	return n == 3 ? 0 : -1;
+}
+
+/* Times @pid was parked, or -1; its state letter in *@state */
+static inline long task_parks_and_state(pid_t pid, char *state)
+{
+	long long parks, parked_ns;
+
+	return task_batchstat(pid, state, &parks, &parked_ns) ? -1 : (long)parks;
+}
+
 /* Total CPU time of a task in ns: the first field of /proc/PID/schedstat. */
 static inline uint64_t cputime_ns(pid_t pid)
 {

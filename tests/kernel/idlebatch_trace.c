@@ -193,22 +193,6 @@ static int read_batchstat(struct batchstat *b)
 /* Field n (1-based, as documented) of CPU @cpu's line */
 #define BS(b, c, n)	((b)->cpu[c][(n) - 2])
 
-/* /proc/PID/batchstat */
-static int task_batchstat(pid_t pid, char *state, long long *parks, long long *parked_ns)
-{
-	char path[64];
-	FILE *f;
-	int n;
-
-	snprintf(path, sizeof(path), "/proc/%d/batchstat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	n = fscanf(f, " %c %lld %lld", state, parks, parked_ns);
-	fclose(f);
-	return n == 3 ? 0 : -1;
-}
-
 /* An idle-batch task on @cpu that makes a system call now and then */
 static pid_t start_syscall_spinner(int cpu)
 {

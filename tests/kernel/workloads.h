@@ -235,18 +235,9 @@ static inline pid_t find_child(pid_t parent)
 /* Times @pid was parked: the second field of /proc/PID/batchstat, or -1. */
 static inline long task_parks(pid_t pid)
 {
-	char path[64], state;
-	long parks = -1;
-	FILE *f;
+	char state;
 
-	snprintf(path, sizeof(path), "/proc/%d/batchstat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, " %c %ld", &state, &parks) != 2)
-		parks = -1;
-	fclose(f);
-	return parks;
+	return task_parks_and_state(pid, &state);
 }
 
 #endif

@@ -145,24 +145,6 @@ static pid_t start_task(int policy, int cpu)
 	spin_forever();
 }
 
-/* Times @pid was parked: /proc/PID/batchstat is "STATE PARKS PARKED_NS" */
-static long task_parks(pid_t pid, char *state)
-{
-	char path[64];
-	long parks = -1;
-	FILE *f;
-
-	*state = '?';
-	snprintf(path, sizeof(path), "/proc/%d/batchstat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, " %c %ld", state, &parks) != 2)
-		parks = -1;
-	fclose(f);
-	return parks;
-}
-
 /* Parks since boot on every CPU: field 15 of /proc/batchstat's cpu lines */
 static long long all_parks(void)
 {
@@ -265,7 +247,7 @@ static void sample(struct __test_metadata *_metadata, struct _test_data_ext *sel
 
 			t->utime[s] = stat_field(t->pid, 14);
 			if (s == 0)
-				t->parks0 = task_parks(t->pid, &state);
+				t->parks0 = task_parks_and_state(t->pid, &state);
 		}
 	}
 	for (int i = 0; i < self->ntasks; i++) {
@@ -273,7 +255,7 @@ static void sample(struct __test_metadata *_metadata, struct _test_data_ext *sel
 		char line[512];
 		int len;
 
-		t->parks1 = task_parks(t->pid, &state);
+		t->parks1 = task_parks_and_state(t->pid, &state);
 		len = snprintf(line, sizeof(line), "cpu%d %-9s pid %-5d %c parks %ld->%ld utime/s:",
 			       t->cpu, t->batch ? "IDLEBATCH" : "NORMAL", t->pid, state,
 			       t->parks0, t->parks1);

@@ -291,16 +291,9 @@ static int loadavg_running(void)
 /* /proc/PID/batchstat's state: P parked, R running in the class, N in fair */
 static char batch_state(pid_t pid)
 {
-	char path[64], state = '?';
-	FILE *f;
+	char state;
 
-	snprintf(path, sizeof(path), "/proc/%d/batchstat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return '?';
-	if (fscanf(f, " %c", &state) != 1)
-		state = '?';
-	fclose(f);
+	task_parks_and_state(pid, &state);
 	return state;
 }
 

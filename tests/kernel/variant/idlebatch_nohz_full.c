@@ -56,16 +56,9 @@ static long long local_timer_irqs(int cpu)
 /* /proc/PID/batchstat's state letter: P parked, R running in the class, N in fair */
 static char batch_state(pid_t pid)
 {
-	char path[64], state = '?';
-	FILE *f;
+	char state;
 
-	snprintf(path, sizeof(path), "/proc/%d/batchstat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return '?';
-	if (fscanf(f, " %c", &state) != 1)
-		state = '?';
-	fclose(f);
+	task_parks_and_state(pid, &state);
 	return state;
 }
 
@@ -139,18 +132,9 @@ TEST_F_TIMEOUT(nohz, a_parked_task_moved_next_to_a_task_in_fair_runs, 60)
 /* /proc/PID/batchstat's PARKS: the times the task was parked */
 static long batch_parks(pid_t pid)
 {
-	char path[64], state;
-	long parks = -1;
-	FILE *f;
+	char state;
 
-	snprintf(path, sizeof(path), "/proc/%d/batchstat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, " %c %ld", &state, &parks) != 2)
-		parks = -1;
-	fclose(f);
-	return parks;
+	return task_parks_and_state(pid, &state);
 }
 
 #define SLICE_SYSCTL	"/proc/sys/kernel/sched_idlebatch_slice_ms"
