@@ -173,6 +173,23 @@ static inline long task_parks_and_state(pid_t pid, char *state)
 	return task_batchstat(pid, state, &parks, &parked_ns) ? -1 : (long)parks;
 }
 
+/* Times @pid was parked, or -1 */
+static inline long task_parks(pid_t pid)
+{
+	char state;
+
+	return task_parks_and_state(pid, &state);
+}
+
+/* @pid's state letter in /proc/PID/batchstat: P parked, R running in the class, N in fair */
+static inline char batch_state(pid_t pid)
+{
+	char state;
+
+	task_parks_and_state(pid, &state);
+	return state;
+}
+
 /* Total CPU time of a task in ns: the first field of /proc/PID/schedstat. */
 static inline uint64_t cputime_ns(pid_t pid)
 {
@@ -323,10 +340,10 @@ static inline struct pi_shared *pi_shared_create(void)
 }
 
 /*
- * The sanitized build of a project tool, build/tools/sanitized/@name, found
- * from this test's own path (build/tests/...).  0, or -1 if not found.
+ * A file of the project's build folder, build/@rel, found from this test's
+ * own path (build/tests/...): 0 if it is there and executable, else -1.
  */
-static inline int sanitized_tool(const char *name, char *path, size_t size)
+static inline int build_program(const char *rel, char *path, size_t size)
 {
 	char self[400], *build;
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -338,30 +355,27 @@ static inline int sanitized_tool(const char *name, char *path, size_t size)
 	if (!build)
 		return -1;
 	*build = 0;
-	if (snprintf(path, size, "%s/build/tools/sanitized/%s", self, name) >= (int)size)
+	if (snprintf(path, size, "%s/build/%s", self, rel) >= (int)size)
 		return -1;
 	return access(path, X_OK);
 }
 
-/*
- * A test helper program, build/tests/bin/@name, found from this test's own
- * path as sanitized_tool() finds a tool.  0, or -1 if not found.
- */
+/* The sanitized build of a project tool, build/tools/sanitized/@name */
+static inline int sanitized_tool(const char *name, char *path, size_t size)
+{
+	char rel[128];
+
+	snprintf(rel, sizeof(rel), "tools/sanitized/%s", name);
+	return build_program(rel, path, size);
+}
+
+/* A test helper program, build/tests/bin/@name */
 static inline int test_helper(const char *name, char *path, size_t size)
 {
-	char self[400], *build;
-	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char rel[128];
 
-	if (len <= 0)
-		return -1;
-	self[len] = 0;
-	build = strstr(self, "/build/tests/");
-	if (!build)
-		return -1;
-	*build = 0;
-	if (snprintf(path, size, "%s/build/tests/bin/%s", self, name) >= (int)size)
-		return -1;
-	return access(path, X_OK);
+	snprintf(rel, sizeof(rel), "tests/bin/%s", name);
+	return build_program(rel, path, size);
 }
 
 /*

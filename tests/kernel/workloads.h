@@ -232,12 +232,4 @@ static inline pid_t find_child(pid_t parent)
 	return child;
 }
 
-/* Times @pid was parked: the second field of /proc/PID/batchstat, or -1. */
-static inline long task_parks(pid_t pid)
-{
-	char state;
-
-	return task_parks_and_state(pid, &state);
-}
-
 #endif

@@ -288,15 +288,6 @@ static int loadavg_running(void)
 	return running;
 }
 
-/* /proc/PID/batchstat's state: P parked, R running in the class, N in fair */
-static char batch_state(pid_t pid)
-{
-	char state;
-
-	task_parks_and_state(pid, &state);
-	return state;
-}
-
 static int cmp_int(const void *a, const void *b)
 {
 	return *(const int *)a - *(const int *)b;

@@ -53,15 +53,6 @@ static long long local_timer_irqs(int cpu)
 	return n;
 }
 
-/* /proc/PID/batchstat's state letter: P parked, R running in the class, N in fair */
-static char batch_state(pid_t pid)
-{
-	char state;
-
-	task_parks_and_state(pid, &state);
-	return state;
-}
-
 FIXTURE(nohz) {
 	pid_t tasks[3];
 	int nr;
@@ -129,14 +120,6 @@ TEST_F_TIMEOUT(nohz, a_parked_task_moved_next_to_a_task_in_fair_runs, 60)
 	EXPECT_GT(share, 25.0);
 }
 
-/* /proc/PID/batchstat's PARKS: the times the task was parked */
-static long batch_parks(pid_t pid)
-{
-	char state;
-
-	return task_parks_and_state(pid, &state);
-}
-
 #define SLICE_SYSCTL	"/proc/sys/kernel/sched_idlebatch_slice_ms"
 
 /*
@@ -164,11 +147,11 @@ TEST_F_TIMEOUT(nohz, idle_batch_tasks_take_turns_at_the_tick, 60)
 	b = start_spinner(SCHED_IDLEBATCH, 0, NOHZ_CPU);
 	self->tasks[self->nr++] = b;
 	sleep(1);
-	a0 = batch_parks(a);
-	b0 = batch_parks(b);
+	a0 = task_parks(a);
+	b0 = task_parks(b);
 	sleep(5);
-	a1 = batch_parks(a);
-	b1 = batch_parks(b);
+	a1 = task_parks(a);
+	b1 = task_parks(b);
 	write_file(SLICE_SYSCTL, old_slice);
 	TH_LOG("100 ms timeslices, over 5 s: parked %ld and %ld times", a1 - a0, b1 - b0);
 	EXPECT_GE(a1 - a0, 12);
