@@ -63,6 +63,8 @@ static const char *const sb_decisions[] = {
 	"not parked: it is not runnable",
 	"not parked yet: other exit work first",
 	"not parked: its vfork parent waits for it",
+	"not parked: sched_ext runs it",
+	"not parked: a uprobe single-steps it",
 };
 
 static const char *const sb_unpark_reasons[] = {

@@ -31,6 +31,9 @@ WORDS = {
         "not parked: it is exiting",
         "not parked: it is not runnable",
         "not parked yet: other exit work first",
+        "not parked: its vfork parent waits for it",
+        "not parked: sched_ext runs it",
+        "not parked: a uprobe single-steps it",
     ],
     "reason": [
         "picked to run on an idle CPU",
