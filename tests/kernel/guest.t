@@ -6,7 +6,8 @@
 # whose plan is short, and a guest kernel log with a WARNING, BUG, lockdep
 # report or RCU stall, are failures too.
 # Usage: tests/kernel/guest.t [NAME...]   (default: all programs)
-#   GUEST_BIN=DIR takes the programs from DIR, GUEST_SMP=N boots N CPUs,
+#   GUEST_BIN=DIR takes the programs from DIR, GUEST_SMP=N boots N CPUs
+#   (GUEST_TOPOLOGY=SPEC lays them out: see tests/vm/run --topology),
 #   GUEST_APPEND=ARGS adds ARGS to the kernel command line, GUEST_ENV=
 #   "NAME=VALUE..." sets variables for the programs in the guest.
 set -uo pipefail
@@ -14,6 +15,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${GUEST_BIN:-$top/build/tests/kernel}
 smp=${GUEST_SMP:-2}
+topology=${GUEST_TOPOLOGY:-}
 scratch=$(mktemp -d "$top/build/vm/kernel-tests.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 
@@ -24,8 +26,8 @@ fi
 
 append=${GUEST_APPEND:-}
 
-echo "# guest: $smp CPUs, kernel ${VM_KERNEL:-build/bzImage-full}${append:+, booted with $append}"
-"$top/tests/vm/run" --smp "$smp" --scratch "$scratch" --log "$top/build/vm/$(basename "$bin").log" \
+echo "# guest: $smp CPUs${topology:+ ($topology)}, kernel ${VM_KERNEL:-build/bzImage-full}${append:+, booted with $append}"
+"$top/tests/vm/run" --smp "$smp" ${topology:+--topology "$topology"} --scratch "$scratch" --log "$top/build/vm/$(basename "$bin").log" \
 	${append:+--append "$append"} \
 	-- env ${GUEST_ENV:-} "$top/tests/kernel/in-guest" "$bin" "${names[@]}"
 vm_rc=$?

@@ -61,9 +61,13 @@ check "the guest kernel has lockdep (PROVE_LOCKING) on" grep -q 'lock-classes' "
 check "the scratch folder is writable from the guest" grep -qx "$marker" "$sc/written"
 
 # 2. Exit status and output pass through.
-vm status -- sh -c 'echo streamed-output; exit 7'
+vm status --topology sockets=1,cores=1,threads=2 -- sh -c '
+	echo streamed-output
+	echo "siblings=$(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list)"
+	exit 7'
 check "the command's exit status (7) passes through" rc_is status 7
 check "the command's output is streamed" says status streamed-output
+check "--topology threads=2 makes CPUs 0 and 1 SMT siblings" says status "siblings=0-1"
 
 # 2b. All vCPUs in one host thread (the QEMU race that option avoids is in
 # tests/vm/run --help): still all CPUs, still the command's status.
@@ -93,5 +97,9 @@ check "the early death is reported" says die "died before the command finished"
 echo $? >"$out/usage.rc"
 check "a bad --smp value is refused with status 125" rc_is usage 125
 check "the refusal says what is wrong" says usage "positive number"
+"$run" --topology threads=two -- true >"$out/topo" 2>&1
+echo $? >"$out/topo.rc"
+check "a bad --topology value is refused with status 125" rc_is topo 125
+check "the refusal names the accepted form" says topo "NAME=N"
 
 echo "1..$n"
