@@ -14,7 +14,9 @@
 
 static int batchstat_show(struct seq_file *m, void *v)
 {
+	u64 parks, unparks[IDLEBATCH_UNPARK_REASONS], mig_in, mig_out, run;
 	u16 history[IDLEBATCH_HISTORY];
+	unsigned int start;
 	int cpu, i;
 
 	seq_printf(m, "version %d\n", BATCHSTAT_VERSION);
@@ -26,7 +28,16 @@ static int batchstat_show(struct seq_file *m, void *v)
 		unsigned int nr = READ_ONCE(batch_rq->nr_running), running;
 		unsigned int avg = idlebatch_read_history(cpu, history);
 		u64 now, idle = idlebatch_idle_time(cpu, &now);
-		u64 run = READ_ONCE(batch_rq->run_ns);
+
+		do {
+			start = u64_stats_fetch_begin(&batch_rq->stats_sync);
+			parks = u64_stats_read(&batch_rq->nr_parks);
+			for (i = 0; i < IDLEBATCH_UNPARK_REASONS; i++)
+				unparks[i] = u64_stats_read(&batch_rq->nr_unparks[i]);
+			mig_in = u64_stats_read(&batch_rq->nr_migrations_in);
+			mig_out = u64_stats_read(&batch_rq->nr_migrations_out);
+			run = u64_stats_read(&batch_rq->run_ns);
+		} while (u64_stats_fetch_retry(&batch_rq->stats_sync, start));
 
 		rcu_read_lock();
 		running = rcu_dereference(rq->curr)->sched_class == &batch_sched_class;
@@ -36,13 +47,11 @@ static int batchstat_show(struct seq_file *m, void *v)
 		seq_printf(m, "cpu%d %u %u %u", cpu, nr - running, running, avg);
 		for (i = 0; i < IDLEBATCH_HISTORY; i++)
 			seq_printf(m, " %u", history[i]);
-		seq_printf(m, " %llu", READ_ONCE(batch_rq->nr_parks));
+		seq_printf(m, " %llu", parks);
 		for (i = 0; i < IDLEBATCH_UNPARK_REASONS; i++)
-			seq_printf(m, " %llu", READ_ONCE(batch_rq->nr_unparks[i]));
+			seq_printf(m, " %llu", unparks[i]);
 		/* Idle time counts idle-batch run time too; show them apart. */
-		seq_printf(m, " %llu %llu %llu %llu\n",
-			   READ_ONCE(batch_rq->nr_migrations_in),
-			   READ_ONCE(batch_rq->nr_migrations_out),
+		seq_printf(m, " %llu %llu %llu %llu\n", mig_in, mig_out,
 			   run, idle > run ? idle - run : 0);
 	}
 	return 0;
@@ -59,23 +68,19 @@ int proc_pid_batchstat(struct seq_file *m, struct pid_namespace *ns,
 {
 	u64 parked_at, parked, now;
 	unsigned long parks;
-	int tries = 3;
+	unsigned int seq;
 	char state;
 
 	/*
-	 * Without locks: any user may read this in a loop, and must not
-	 * contend for the task's runqueue.  The three fields change together
-	 * under that lock, so read until parked_at stands still around them.
+	 * Without the rq lock: any user may read this in a loop, and must not
+	 * contend for the task's runqueue.
 	 */
 	do {
-		parked_at = READ_ONCE(p->batch.parked_at);
-		/* parked_at before the totals ... */
-		smp_rmb();
-		parks = READ_ONCE(p->batch.nr_parks);
-		parked = READ_ONCE(p->batch.parked_sum);
-		/* ... and again after them */
-		smp_rmb();
-	} while (READ_ONCE(p->batch.parked_at) != parked_at && --tries);
+		seq = read_seqcount_begin(&p->batch.park_seq);
+		parked_at = p->batch.parked_at;
+		parks = p->batch.nr_parks;
+		parked = p->batch.parked_sum;
+	} while (read_seqcount_retry(&p->batch.park_seq, seq));
 
 	if (READ_ONCE(p->sched_class) != &batch_sched_class)
 		state = task_has_idlebatch_policy(p) ? 'N' : '-';

@@ -367,6 +367,12 @@ TEST_F(trace, park_unpark_pairs)
 	EXPECT_GE(count_events("slice_expired", -1, NULL, NULL), 1);
 	EXPECT_GE(count_events("queue_swap", -1, NULL, NULL), 1);
 	/*
+	 * A swap counts every task of the class on the CPU, the one about to
+	 * run included: 2 when neither is in fair at the moment, never 0.
+	 */
+	EXPECT_EQ(0, count_events("queue_swap", -1, "nr_queued", "0"));
+	EXPECT_GE(count_events("queue_swap", -1, "nr_queued", "2"), 1);
+	/*
 	 * A task that used up its slice waits in the expired list with a new
 	 * one, charged with what it ran between the tick that ended the old
 	 * one and its way out of the kernel: a few ms at most.
