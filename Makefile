@@ -18,7 +18,7 @@ T       ?=
 TREE    := $(BUILD)/linux
 KERNEL  := $(BUILD)/bzImage-$(PREEMPT)
 
-.PHONY: all deps kernel-tree kernel kernel-variant kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt demo bench vm clean distclean
+.PHONY: all deps kernel-tree kernel kernel-variant kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt check-variant demo bench bench-scale vm clean distclean
 
 all: kernel tools plugins tests
 
@@ -96,6 +96,13 @@ check-preempt: deps kernel-tree tests
 	done; \
 	[ -z "$$failed" ] || { echo "# FAILED under PREEMPT:$$failed"; exit 1; }
 
+# The main in-guest suites (guest.t, balance.t, fresh-trace.t) on the variant
+# kernel: NO_HZ_FULL, SCHED_CORE, SCHED_MC and NUMA built in, none of them
+# in use unless a test asks.  Not part of 'make check' (about 12 minutes).
+check-variant: deps kernel-variant tools plugins tests
+	@VM_KERNEL=$(abspath $(BUILD))/bzImage-variant tests/run-all tests/kernel/guest.t \
+		tests/kernel/balance.t tests/kernel/fresh-trace.t
+
 # Idle-batch tasks under sched_ext BPF schedulers (tools/sched_ext's
 # scx_simple and scx_qmap, built with Debian's clang-19): its own kernel,
 # so not part of 'make check'.
@@ -111,6 +118,13 @@ bench: deps kernel tests
 	@tests/vm/run --kernel $(KERNEL) --smp 2 --timeout 1200 -- build/tests/bin/policy_bench
 	@tests/vm/run --kernel $(KERNEL) --smp 4 --timeout 1200 -- build/tests/bin/rundelay
 	@tests/bench/overhead
+
+# The balancer on a bigger guest: 16 CPUs in 2 NUMA nodes, on the variant
+# kernel (which has NUMA); SCALE_KERNEL=path for another, such as the same
+# configuration with the policy off.  Long under TCG: not in 'make bench'.
+SCALE_KERNEL ?= $(BUILD)/bzImage-variant
+bench-scale: deps kernel-variant tests
+	@tests/vm/run --kernel $(SCALE_KERNEL) --smp 16 --numa 2 --mem 2048 --timeout 3000 -- build/tests/bin/balscale $(SCALE_ARGS)
 
 vm: deps kernel
 	@tests/vm/run --kernel $(KERNEL) --smp 4 --shell

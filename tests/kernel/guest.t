@@ -7,7 +7,8 @@
 # report or RCU stall, are failures too.
 # Usage: tests/kernel/guest.t [NAME...]   (default: all programs)
 #   GUEST_BIN=DIR takes the programs from DIR, GUEST_SMP=N boots N CPUs
-#   (GUEST_TOPOLOGY=SPEC lays them out: see tests/vm/run --topology),
+#   (GUEST_TOPOLOGY=SPEC lays them out: see tests/vm/run --topology;
+#   GUEST_NUMA=N splits them and the memory into N NUMA nodes),
 #   GUEST_APPEND=ARGS adds ARGS to the kernel command line, GUEST_ENV=
 #   "NAME=VALUE..." sets variables for the programs in the guest.
 set -uo pipefail
@@ -16,6 +17,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${GUEST_BIN:-$top/build/tests/kernel}
 smp=${GUEST_SMP:-2}
 topology=${GUEST_TOPOLOGY:-}
+numa=${GUEST_NUMA:-1}
 scratch=$(mktemp -d "$top/build/vm/kernel-tests.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 
@@ -26,8 +28,8 @@ fi
 
 append=${GUEST_APPEND:-}
 
-echo "# guest: $smp CPUs${topology:+ ($topology)}, kernel ${VM_KERNEL:-build/bzImage-full}${append:+, booted with $append}"
-"$top/tests/vm/run" --smp "$smp" ${topology:+--topology "$topology"} --scratch "$scratch" --log "$top/build/vm/$(basename "$bin").log" \
+echo "# guest: $smp CPUs${topology:+ ($topology)}$([ "$numa" -gt 1 ] && echo " in $numa NUMA nodes"), kernel ${VM_KERNEL:-build/bzImage-full}${append:+, booted with $append}"
+"$top/tests/vm/run" --smp "$smp" ${topology:+--topology "$topology"} --numa "$numa" --scratch "$scratch" --log "$top/build/vm/$(basename "$bin").log" \
 	${append:+--append "$append"} \
 	-- env ${GUEST_ENV:-} "$top/tests/kernel/in-guest" "$bin" "${names[@]}"
 vm_rc=$?
