@@ -158,7 +158,7 @@ static void wakeup_delays(int n, double *median, double *p95)
 FIXTURE(balance) {
 	pid_t pids[NSPIN];
 	int n;
-	pid_t normal[2];
+	pid_t normal[3];
 	int n_normal;
 	pid_t threads;
 };
@@ -422,6 +422,36 @@ TEST_F_TIMEOUT(balance, fair_under_uneven_load, 150)
 }
 
 /* Tasks allowed on CPUs 0 and 1 only stay there and split evenly. */
+/*
+ * Goals are fractions of tasks.  With CPUs 1-3 70% busy with normal work,
+ * four idle-batch tasks have goals of about 2.1 on CPU 0 and 0.6 on each
+ * other CPU.  Started on CPU 0, they spread so that every CPU with idle
+ * time has one: by the margins alone the last move (0.4 above its goal to
+ * 0.6 below) was not worth it, and a CPU stayed idle next to two tasks
+ * sharing CPU 0.
+ */
+TEST_F_TIMEOUT(balance, no_cpu_with_idle_time_left_empty, 90)
+{
+	int count[NCPU], empty = 0;
+	char text[32];
+	double took;
+
+	for (int c = 1; c < NCPU; c++)
+		self->normal[self->n_normal++] = start_duty_hog(c, 7000, 3000);
+	for (int i = 0; i < 4; i++)
+		self->pids[self->n++] = start_spinner(SCHED_IDLEBATCH, 0, 0);
+	sleep(4);
+	for (int i = 0; i < self->n; i++)
+		ASSERT_EQ(0, allow_all_cpus(self->pids[i]));
+	took = wait_for_counts(self->pids, self->n, 0xf, 1, 1, 15, count);
+	format_counts(count, text, sizeof(text));
+	for (int c = 0; c < NCPU; c++)
+		empty += count[c] == 0;
+	TH_LOG("CPUs 1-3 70%% busy, 4 tasks from CPU 0: %s after %.1f s (-1: not within 15 s)",
+	       text, took);
+	EXPECT_EQ(0, empty);
+}
+
 TEST_F_TIMEOUT(balance, affinity, 60)
 {
 	cpu_set_t set;
