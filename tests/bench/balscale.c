@@ -93,7 +93,7 @@ static bool tracing_ok;
 
 static void trace_begin(bool batch_events)
 {
-	tracing_ok = !trace_set("tracing_on", "0") && !trace_set("trace", "") &&
+	tracing_ok = !trace_set("tracing_on", "0") && !truncate_file(TRACEFS "/trace") &&
 		     !trace_set("buffer_size_kb", "4096") &&
 		     !trace_set("events/workqueue/workqueue_execute_start/enable", "1") &&
 		     !trace_set("events/workqueue/workqueue_execute_end/enable", "1");

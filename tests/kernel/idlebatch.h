@@ -66,6 +66,17 @@ static inline int set_policy(pid_t pid, int policy)
 }
 
 /* Write @s to the file at @path in one write(); 0, or -1 on error. */
+/* Empty a file as `: > path` does: tracefs' trace file clears on O_TRUNC. */
+static inline int truncate_file(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
 static inline int write_file(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY), ret = -1;
