@@ -55,22 +55,24 @@ static void *probe_fn(void *arg)
 	struct probe_shared *sh = arg;
 	static __thread uint64_t local[20000];
 	size_t n = 0, i;
-	struct timespec next;
+	struct timespec next, now;
 	uint64_t end;
 
 	pthread_barrier_wait(&sh->start);
-	clock_gettime(CLOCK_MONOTONIC, &next);
 	end = now_ns() + (uint64_t)(sh->seconds * 1e9);
 	while (now_ns() < end && n < sizeof(local) / sizeof(local[0])) {
 		uint64_t want, got;
 
+		/* A millisecond from now, so that lateness does not add up */
+		clock_gettime(CLOCK_MONOTONIC, &next);
 		next.tv_nsec += 1000000;
 		if (next.tv_nsec >= 1000000000) {
 			next.tv_nsec -= 1000000000;
 			next.tv_sec++;
 		}
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
-		got = now_ns();
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		got = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 		want = (uint64_t)next.tv_sec * 1000000000ull + (uint64_t)next.tv_nsec;
 		local[n++] = got > want ? got - want : 0;
 	}
