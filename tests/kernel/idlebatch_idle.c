@@ -223,9 +223,16 @@ static double loadavg1(long *running)
 	return l1;
 }
 
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 TEST_F(idle, idle_batch_tasks_are_not_load)
 {
-	long running = -1;
+	long running = -1, run_samples[9];
 	double before, after;
 
 	before = loadavg1(&running);
@@ -233,16 +240,23 @@ TEST_F(idle, idle_batch_tasks_are_not_load)
 		add(self, SCHED_IDLEBATCH, 0, -1);
 	sleep(11);	/* two load-average updates (every 5 s) */
 	after = loadavg1(&running);
-	TH_LOG("4 idle-batch hogs: loadavg %.2f -> %.2f, running %ld, procs_running %ld",
-	       before, after, running, procs_running());
+	/*
+	 * Counted, the four hogs and this task would make 5 or more in every
+	 * sample.  The median of 9 samples, 0.1 s apart, leaves out the
+	 * moments when a few of the guest's kernel threads run at once (one
+	 * sample read 4 in a full suite run, right after a reading of 1).
+	 */
+	for (int i = 0; i < 9; i++) {
+		run_samples[i] = procs_running();
+		usleep(100000);
+	}
+	qsort(run_samples, 9, sizeof(run_samples[0]), cmp_long);
+	TH_LOG("4 idle-batch hogs: loadavg %.2f -> %.2f, running %ld, procs_running %ld .. %ld, median %ld",
+	       before, after, running, run_samples[0], run_samples[8], run_samples[4]);
 	/* Four hogs that counted would raise it by 0.5 or more in 11 s. */
 	EXPECT_LT(after - before, 0.15);
-	/*
-	 * Counted, the four hogs and this task would make 5 or more; allow
-	 * for a couple of short-lived tasks of the guest running just now.
-	 */
 	EXPECT_LE(running, 3);
-	EXPECT_LE(procs_running(), 3);
+	EXPECT_LE(run_samples[4], 3);
 }
 
 TEST_HARNESS_MAIN
