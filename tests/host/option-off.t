@@ -19,21 +19,7 @@ if ! git -C "$tree" rev-parse -q --verify base >/dev/null; then
 	exit 1
 fi
 
-targets=()
-for f in $(git -C "$tree" diff --name-only base HEAD); do
-	dir=$(dirname "$f")
-	case "$f" in
-	*.c)
-		name=$(basename "$f" .c)
-		if grep -qE "(^|[[:space:]])$name\.o" "$tree/$dir/Makefile" 2>/dev/null; then
-			targets+=("${f%.c}.o")
-		else
-			targets+=("$dir/")	# #included by another file of the directory
-		fi ;;
-	kernel/*.h) targets+=("$dir/") ;;
-	esac
-done
-mapfile -t targets < <(printf '%s\n' "${targets[@]}" | sort -u)
+mapfile -t targets < <("$top/tests/host/series-targets" "$tree")
 if [ ${#targets[@]} -eq 0 ]; then
 	ok "option off: nothing to compile # SKIP the series touches no kernel source"
 	echo "1..$n"
