@@ -66,6 +66,21 @@ static inline int set_policy(pid_t pid, int policy)
 }
 
 /* Write @s to the file at @path in one write(); 0, or -1 on error. */
+/* The first line of @path, without its newline, in @buf; "" on error. */
+static inline char *read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = 0;
+	if (f) {
+		if (!fgets(buf, (int)size, f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+	return buf;
+}
+
 /* Empty a file as `: > path` does: tracefs' trace file clears on O_TRUNC. */
 static inline int truncate_file(const char *path)
 {

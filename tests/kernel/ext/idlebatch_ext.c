@@ -37,21 +37,6 @@
 #define WARMUP_S	1
 #define SAMPLES		10
 
-/* The first line of @path, without its newline, in @buf; "" on error. */
-static char *read_line(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-
-	buf[0] = 0;
-	if (f) {
-		if (!fgets(buf, (int)size, f))
-			buf[0] = 0;
-		fclose(f);
-	}
-	buf[strcspn(buf, "\n")] = 0;
-	return buf;
-}
-
 static char *scx_state(char *buf, size_t size)
 {
 	return read_line(SCX_SYSFS "/state", buf, size);

@@ -27,15 +27,9 @@
 /* Are CPUs 0 and 1 the two threads of one core? */
 static bool cpus_0_1_are_siblings(void)
 {
-	char buf[64] = "";
-	FILE *f = fopen("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list", "r");
+	char buf[64];
 
-	if (!f)
-		return false;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = 0;
+	read_line("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list", buf, sizeof(buf));
 	return !strcmp(buf, "0-1") || !strcmp(buf, "0,1");
 }
 

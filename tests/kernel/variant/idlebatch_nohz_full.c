@@ -15,18 +15,11 @@
 /* Is @cpu in the nohz_full set the kernel was booted with? */
 static bool cpu_is_nohz_full(int cpu)
 {
-	char buf[256] = "", want[16];
-	FILE *f = fopen("/sys/devices/system/cpu/nohz_full", "r");
+	char buf[256], want[16];
 
-	if (!f)
-		return false;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = 0;
 	snprintf(want, sizeof(want), "%d", cpu);
 	/* The test boots with a single CPU in the set: "1" */
-	return strcmp(buf, want) == 0;
+	return !strcmp(read_line("/sys/devices/system/cpu/nohz_full", buf, sizeof(buf)), want);
 }
 
 /* Local timer interrupts @cpu took so far: /proc/interrupts' LOC line */
