@@ -96,72 +96,133 @@ static inline void work_tree_walk(void)
 	}
 }
 
+/* What a kind of work sets up once and then uses on each step. */
+struct work_ctx {
+	int zero;		/* /dev/zero, for the reads */
+	char *map;		/* the touched mapping, for WORK_MPROTECT */
+	size_t map_len;
+};
+
+static char work_buf[16 << 20];
+
+/* Set up @kind in the calling process; exits on failure (it is a child). */
+static inline void work_prepare(enum work_kind kind, struct work_ctx *ctx)
+{
+	ctx->zero = open("/dev/zero", O_RDONLY);
+	if (ctx->zero < 0)
+		_exit(111);
+	ctx->map = NULL;
+	ctx->map_len = 64 << 20;
+	if (kind == WORK_MPROTECT) {
+		ctx->map = mmap(NULL, ctx->map_len, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (ctx->map == MAP_FAILED)
+			_exit(112);
+		for (size_t i = 0; i < ctx->map_len; i += 4096)
+			ctx->map[i] = 1;
+	}
+}
+
+/* One step of @kind (WORK_SPIN's never ends); exits on failure. */
+static inline void work_step(enum work_kind kind, struct work_ctx *ctx)
+{
+	switch (kind) {
+	case WORK_SPIN:
+		spin_forever();
+	case WORK_NAP: {
+		uint64_t end = now_ns() + 2000000;
+
+		while (now_ns() < end)
+			;
+		usleep(200);
+		break;
+	}
+	case WORK_READ:
+		if (read(ctx->zero, work_buf, 1 << 20) < 0)
+			_exit(113);
+		break;
+	case WORK_READ_BIG:
+		if (read(ctx->zero, work_buf, sizeof(work_buf)) < 0)
+			_exit(113);
+		break;
+	case WORK_MPROTECT:
+		if (mprotect(ctx->map, ctx->map_len, PROT_READ) ||
+		    mprotect(ctx->map, ctx->map_len, PROT_READ | PROT_WRITE))
+			_exit(114);
+		break;
+	case WORK_SYSCALLS:
+		syscall(SYS_getppid);
+		break;
+	case WORK_TREE_WALK:
+		work_tree_walk();
+		break;
+	case WORK_FORK_EXEC: {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			execl(WORK_EXEC, "true", (char *)NULL);
+			_exit(115);
+		}
+		if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+			_exit(116);
+		break;
+	}
+	case WORK_YIELD:
+		sched_yield();
+		break;
+	default:
+		_exit(117);
+	}
+}
+
 static inline void __attribute__((noreturn)) work_run(enum work_kind kind)
 {
-	static char buf[16 << 20];
-	size_t map_len = 64 << 20;
-	char *map = NULL;
-	int zero = open("/dev/zero", O_RDONLY);
+	struct work_ctx ctx;
 
-	if (zero < 0)
-		_exit(111);
-	if (kind == WORK_MPROTECT) {
-		map = mmap(NULL, map_len, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (map == MAP_FAILED)
-			_exit(112);
-		for (size_t i = 0; i < map_len; i += 4096)
-			map[i] = 1;
+	work_prepare(kind, &ctx);
+	for (;;)
+		work_step(kind, &ctx);
+}
+
+/*
+ * The mean wall time, in ns, of one step of @kind (not WORK_SPIN), run
+ * alone as a nice-0 task on @cpu: for a kind whose step is a system call,
+ * how long the kernel stretches of that kind are.  Returns 0 on failure.
+ */
+static inline double work_step_ns(enum work_kind kind, int cpu)
+{
+	const int steps = 20;
+	double mean = 0;
+	int fds[2];
+	pid_t pid;
+
+	if (kind == WORK_SPIN || pipe(fds))
+		return 0;
+	pid = fork();
+	if (pid == 0) {
+		struct work_ctx ctx;
+		uint64_t t0;
+
+		close(fds[0]);
+		enter_policy_or_exit(SCHED_OTHER, 0, cpu);
+		work_prepare(kind, &ctx);
+		for (int i = 0; i < 3; i++)
+			work_step(kind, &ctx);
+		t0 = now_ns();
+		for (int i = 0; i < steps; i++)
+			work_step(kind, &ctx);
+		mean = (double)(now_ns() - t0) / steps;
+		if (write(fds[1], &mean, sizeof(mean)) != sizeof(mean))
+			_exit(1);
+		_exit(0);
 	}
-	for (;;) {
-		switch (kind) {
-		case WORK_SPIN:
-			spin_forever();
-		case WORK_NAP: {
-			uint64_t end = now_ns() + 2000000;
-
-			while (now_ns() < end)
-				;
-			usleep(200);
-			break;
-		}
-		case WORK_READ:
-			if (read(zero, buf, 1 << 20) < 0)
-				_exit(113);
-			break;
-		case WORK_READ_BIG:
-			if (read(zero, buf, sizeof(buf)) < 0)
-				_exit(113);
-			break;
-		case WORK_MPROTECT:
-			if (mprotect(map, map_len, PROT_READ) ||
-			    mprotect(map, map_len, PROT_READ | PROT_WRITE))
-				_exit(114);
-			break;
-		case WORK_SYSCALLS:
-			syscall(SYS_getppid);
-			break;
-		case WORK_TREE_WALK:
-			work_tree_walk();
-			break;
-		case WORK_FORK_EXEC: {
-			pid_t pid = fork();
-
-			if (pid == 0) {
-				execl(WORK_EXEC, "true", (char *)NULL);
-				_exit(115);
-			}
-			if (pid < 0 || waitpid(pid, NULL, 0) != pid)
-				_exit(116);
-			break;
-		}
-		case WORK_YIELD:
-			sched_yield();
-			break;
-		default:
-			_exit(117);
-		}
-	}
+	close(fds[1]);
+	if (pid < 0 || read(fds[0], &mean, sizeof(mean)) != sizeof(mean))
+		mean = 0;
+	close(fds[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return mean;
 }
 
 /*
