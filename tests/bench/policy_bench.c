@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * policy_bench: what a low-priority task costs a normal one, for
- * SCHED_IDLEBATCH, SCHED_IDLE, nice 19 and nice 0, measured in one run
- * (inside the guest: make bench) and printed as ratios to nice 0.
+ * policy_bench: what a low-priority task costs a normal one, for every
+ * peer of peers.h (nice 0 and 19, SCHED_IDLE, cgroups with cpu.idle=1 and
+ * cpu.weight=1, SCHED_IDLEBATCH), measured in one run (inside the guest:
+ * make bench) and printed as ratios to nice 0.
  *
  *  share      CPU share the task gets next to a nice-0 hog on its CPU
  *  lock wait  worst wait of a nice-0 task on another CPU for a kernel
@@ -14,19 +15,26 @@
  *
  * Usage: policy_bench [SECONDS]   (measuring time per figure, default 4)
  */
-#include "../kernel/idlebatch.h"
+#include "peers.h"
 
 #define CPU 1
 
 struct policy {
-	const char *name;
-	int policy, nice;
+	const struct peer *peer;
 	double share, lock_wait_ms, kill_ms;
 };
 
 static pid_t spinner_next_to_hog(const struct policy *p)
 {
-	return start_spinner(p->policy, p->nice, CPU);
+	pid_t pid = start_spinner(p->peer->policy, p->peer->nice, CPU);
+
+	if (peer_move(pid, p->peer)) {
+		fprintf(stderr, "policy_bench: cannot move %d into %s's group\n", pid,
+			p->peer->name);
+		stop_task(pid);
+		exit(1);
+	}
+	return pid;
 }
 
 static double measure_share(const struct policy *p, double seconds)
@@ -42,11 +50,15 @@ static double measure_share(const struct policy *p, double seconds)
 
 static double measure_lock_wait(const struct policy *p, double seconds, pid_t hog)
 {
+	char group[256];
 	uint64_t worst, writer_ns;
 
 	/* The steady hog waits: this figure wants a hog that leaves gaps. */
 	kill(hog, SIGSTOP);
-	worst = worst_lock_wait(CPU, p->policy, p->nice, seconds, &writer_ns);
+	snprintf(group, sizeof(group), PEER_CGROUP_ROOT "/%s", p->peer->cgroup ? p->peer->cgroup : "");
+	lock_writer_cgroup = p->peer->cgroup ? group : NULL;
+	worst = worst_lock_wait(CPU, p->peer->policy, p->peer->nice, seconds, &writer_ns);
+	lock_writer_cgroup = NULL;
 	kill(hog, SIGCONT);
 	return worst / 1e6;
 }
@@ -80,10 +92,12 @@ static double measure_kill(const struct policy *p)
 int main(int argc, char **argv)
 {
 	struct policy policies[] = {
-		{ .name = "nice 0", .policy = SCHED_OTHER, .nice = 0 },
-		{ .name = "nice 19", .policy = SCHED_OTHER, .nice = 19 },
-		{ .name = "SCHED_IDLE", .policy = SCHED_IDLE, .nice = 0 },
-		{ .name = "SCHED_IDLEBATCH", .policy = SCHED_IDLEBATCH, .nice = 0 },
+		{ .peer = &peers[PEER_NICE0] },
+		{ .peer = &peers[PEER_NICE19] },
+		{ .peer = &peers[PEER_IDLE] },
+		{ .peer = &peers[PEER_CG_IDLE] },
+		{ .peer = &peers[PEER_CG_WEIGHT1] },
+		{ .peer = &peers[PEER_IDLEBATCH] },
 	};
 	const int n = sizeof(policies) / sizeof(policies[0]);
 	double seconds = argc > 1 ? atof(argv[1]) : 4;
@@ -102,12 +116,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "policy_bench: this kernel has no SCHED_IDLEBATCH\n");
 		return 2;
 	}
+	if (peers_setup())
+		return 2;
 	pin_to_cpu(0, 0);
 	hog = start_spinner(SCHED_OTHER, 0, CPU);
 	for (int i = 0; i < n; i++) {
 		struct policy *p = &policies[i];
 
-		fprintf(stderr, "policy_bench: measuring %s...\n", p->name);
+		fprintf(stderr, "policy_bench: measuring %s...\n", p->peer->name);
 		p->share = measure_share(p, seconds);
 		p->lock_wait_ms = measure_lock_wait(p, seconds, hog);
 		p->kill_ms = measure_kill(p);
@@ -122,7 +138,7 @@ int main(int argc, char **argv)
 		struct policy *p = &policies[i];
 
 		printf("%-16s %11.3f%% %7.4f   %12.1f ms %7.2f   %9.2f ms %7.2f\n",
-		       p->name, p->share, p->share / base->share,
+		       p->peer->name, p->share, p->share / base->share,
 		       p->lock_wait_ms, p->lock_wait_ms / base->lock_wait_ms,
 		       p->kill_ms, p->kill_ms / base->kill_ms);
 	}

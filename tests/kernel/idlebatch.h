@@ -244,6 +244,9 @@ static inline uint64_t cputime_ns(pid_t pid)
  * nice-0 one; an idle-batch writer competes as a nice-0 task until it has
  * left the kernel.
  */
+/* A cgroup v2 folder the writer of worst_lock_wait() joins first, or NULL */
+static const char *lock_writer_cgroup;
+
 static inline uint64_t worst_lock_wait(int cpu, int policy, int nice, double seconds,
 				       uint64_t *writer_ns)
 {
@@ -257,6 +260,13 @@ static inline uint64_t worst_lock_wait(int cpu, int policy, int nice, double sec
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	writer = fork();
 	if (writer == 0) {
+		char procs[256];
+
+		if (lock_writer_cgroup) {
+			snprintf(procs, sizeof(procs), "%s/cgroup.procs", lock_writer_cgroup);
+			if (write_file(procs, "0"))
+				_exit(104);
+		}
 		pin_to_cpu(0, cpu);
 		setpriority(PRIO_PROCESS, 0, nice);
 		set_policy(0, policy);

@@ -25,6 +25,7 @@ enum work_kind {
 	WORK_TREE_WALK,		/* stat() and getdents() over a tmpfs tree */
 	WORK_FORK_EXEC,		/* fork, exec busybox true, wait, over and over */
 	WORK_YIELD,		/* sched_yield() in a loop */
+	WORK_TMPFS_RW,		/* 4 MiB written to a tmpfs file and read back */
 	WORK_NR
 };
 
@@ -38,6 +39,7 @@ static const char *const work_names[WORK_NR] = {
 	[WORK_TREE_WALK] = "stat()+getdents() walk",
 	[WORK_FORK_EXEC] = "fork/exec/exit loop",
 	[WORK_YIELD]	 = "sched_yield() loop",
+	[WORK_TMPFS_RW]	 = "4 MiB tmpfs write+read",
 };
 
 #define WORK_TREE "/dev/shm/idlebatch-tree"
@@ -99,6 +101,7 @@ static inline void work_tree_walk(void)
 /* What a kind of work sets up once and then uses on each step. */
 struct work_ctx {
 	int zero;		/* /dev/zero, for the reads */
+	int file;		/* an unlinked tmpfs file, for WORK_TMPFS_RW */
 	char *map;		/* the touched mapping, for WORK_MPROTECT */
 	size_t map_len;
 };
@@ -111,6 +114,15 @@ static inline void work_prepare(enum work_kind kind, struct work_ctx *ctx)
 	ctx->zero = open("/dev/zero", O_RDONLY);
 	if (ctx->zero < 0)
 		_exit(111);
+	ctx->file = -1;
+	if (kind == WORK_TMPFS_RW) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/dev/shm/idlebatch-rw.%d", getpid());
+		ctx->file = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		if (ctx->file < 0 || unlink(path))
+			_exit(118);
+	}
 	ctx->map = NULL;
 	ctx->map_len = 64 << 20;
 	if (kind == WORK_MPROTECT) {
@@ -169,6 +181,11 @@ static inline void work_step(enum work_kind kind, struct work_ctx *ctx)
 	}
 	case WORK_YIELD:
 		sched_yield();
+		break;
+	case WORK_TMPFS_RW:
+		if (pwrite(ctx->file, work_buf, 4 << 20, 0) != 4 << 20 ||
+		    pread(ctx->file, work_buf, 4 << 20, 0) != 4 << 20)
+			_exit(119);
 		break;
 	default:
 		_exit(117);

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * foreground_bench: how much a background job slows foreground work, and
+ * how much of the foreground's idle time the background still gets, for
+ * every way of running the background at low priority (peers.h), in one
+ * guest run on one kernel.
+ *
+ * Foregrounds (nice 0, root cgroup, on any CPU):
+ *   redis-sat   redis-server driven by redis-benchmark at saturation
+ *   redis-rate  redis-server driven at half that rate, open loop, by
+ *               redis_client.h (redis-benchmark has no rate limit)
+ *   wakeup      a timer-wakeup latency probe: one SCHED_OTHER thread per
+ *               CPU sleeping to an absolute deadline every 1 ms
+ *               (cyclictest -p 0 does the same)
+ *   duty        one thread per two CPUs doing 5 ms of CPU work, then
+ *               sleeping 5 ms: how much longer each unit of work takes
+ * Backgrounds (backgrounds.h): CPU spinners, kernel-heavy work, a
+ * make -jN build, and 10 to 10,000 spinning threads.
+ *
+ * Every cell (foreground, background, peer) is one window of SECONDS with
+ * the background started before it and killed after it.  The foreground
+ * alone ("none") is measured before and after all its cells.  Raw values
+ * only, one per line, in DIR/results.csv:
+ *   fg,bg,peer,rep,key,value
+ * and latency distributions in DIR/latency.csv:
+ *   fg,bg,peer,percentile,value
+ * tests/bench/report turns them into tables and plots.
+ *
+ * Usage: foreground_bench [--quick | --smoke] [--seconds S] [--build-src DIR] --out DIR
+ */
+#include "peers.h"
+#include "backgrounds.h"
+#include "foregrounds.h"
+
+#include <getopt.h>
+
+static FILE *results, *latency;
+
+static void record(const char *fg, const char *bg, const char *peer, int rep,
+		   const struct metrics *m)
+{
+	for (int i = 0; i < m->n; i++)
+		fprintf(results, "%s,%s,%s,%d,%s,%.9g\n", fg, bg, peer, rep,
+			m->key[i], m->value[i]);
+	if (m->dist_n) {
+		for (int i = 0; i < m->dist_n; i++)
+			fprintf(latency, "%s,%s,%s,%g,%.9g\n", fg, bg, peer,
+				m->dist_pct[i], m->dist_value[i]);
+	}
+	fflush(results);
+	fflush(latency);
+}
+
+/* The background's share of the time the rest left idle, over a window */
+static void window_metrics(const struct window *w, struct metrics *m)
+{
+	double wall = (w->t1 - w->t0) / 1e9, bg_cpu = (w->bgcpu1 - w->bgcpu0) / 1e9;
+	double busy = (w->busy1 - w->busy0) / 1e9;
+	double others = busy - bg_cpu, idle_left = w->ncpu * wall - others;
+
+	metrics_add(m, "bg_units_per_s", (w->count1 - w->count0) / wall);
+	metrics_add(m, "bg_cpu_s", bg_cpu);
+	metrics_add(m, "others_cpu_s", others);
+	metrics_add(m, "bg_share_of_idle", idle_left > 0 ? bg_cpu / idle_left : 0);
+	metrics_add(m, "wall_s", wall);
+}
+
+/* The foreground alone: the baseline of its ratios */
+static int run_alone(enum fg_id fg, double seconds, int rep)
+{
+	struct metrics m = { 0 };
+
+	if (fg_run(fg, seconds, &m))
+		return -1;
+	record(fg_names[fg], "none", "none", rep, &m);
+	fprintf(stderr, "foreground_bench: %-10s %-22s %-16s %s %.4g\n",
+		fg_names[fg], "none", "none", m.key[0], m.value[0]);
+	return 0;
+}
+
+/* The foreground next to @bg run as @peer says */
+static int run_cell(enum fg_id fg, enum bg_id bgid, const struct peer *peer, double seconds)
+{
+	struct metrics m = { 0 };
+	struct window w;
+	pid_t bg = bg_start(bgid, peer);
+	int ret;
+
+	if (bg < 0)
+		return -1;
+	window_begin(&w, bg);
+	ret = fg_run(fg, seconds, &m);
+	window_end(&w);
+	bg_stop(bg);
+	if (ret)
+		return -1;
+	window_metrics(&w, &m);
+	record(fg_names[fg], bg_names[bgid], peer->name, 1, &m);
+	fprintf(stderr, "foreground_bench: %-10s %-22s %-16s %s %.4g, background %.1f%% of idle\n",
+		fg_names[fg], bg_names[bgid], peer->name, m.key[0], m.value[0],
+		100 * metrics_get(&m, "bg_share_of_idle"));
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: foreground_bench [--quick | --smoke] [--seconds S] "
+		"[--build-src DIR] --out DIR\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "quick", no_argument, NULL, 'q' },
+		{ "smoke", no_argument, NULL, 'k' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "build-src", required_argument, NULL, 'b' },
+		{ "out", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum { FULL, QUICK, SMOKE } mode = FULL;
+	const char *out = NULL, *build_src = "build/linux/scripts/dtc";
+	double seconds = 0;
+	char path[512];
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'q': mode = QUICK; break;
+		case 'k': mode = SMOKE; break;
+		case 's': seconds = atof(optarg); if (seconds <= 0) usage(); break;
+		case 'b': build_src = optarg; break;
+		case 'o': out = optarg; break;
+		default: usage();
+		}
+	}
+	if (!out || optind != argc)
+		usage();
+	if (seconds == 0)
+		seconds = mode == FULL ? 3 : mode == QUICK ? 1.5 : 0.3;
+	if (!kernel_has_idlebatch()) {
+		fprintf(stderr, "foreground_bench: this kernel has no SCHED_IDLEBATCH\n");
+		return 2;
+	}
+	if (mkdir(out, 0755) && errno != EEXIST) {
+		fprintf(stderr, "foreground_bench: mkdir %s: %s\n", out, strerror(errno));
+		return 2;
+	}
+	snprintf(path, sizeof(path), "%s/results.csv", out);
+	results = fopen(path, "w");
+	snprintf(path, sizeof(path), "%s/latency.csv", out);
+	latency = fopen(path, "w");
+	if (!results || !latency) {
+		fprintf(stderr, "foreground_bench: cannot write to %s: %s\n", out, strerror(errno));
+		return 2;
+	}
+	fprintf(results, "fg,bg,peer,rep,key,value\n");
+	fprintf(latency, "fg,bg,peer,percentile,value\n");
+	if (peers_setup() || backgrounds_setup(build_src) || foregrounds_setup())
+		return 2;
+
+	/* What runs in this mode */
+	static const enum fg_id fg_full[] = { FG_REDIS_SAT, FG_REDIS_RATE, FG_WAKEUP, FG_DUTY };
+	static const enum fg_id fg_quick[] = { FG_WAKEUP, FG_DUTY };
+	static const enum fg_id fg_smoke[] = { FG_DUTY };
+	static const enum bg_id bg_full[] = { BG_CPU, BG_KERNEL, BG_BUILD, BG_THREADS_10,
+					      BG_THREADS_100, BG_THREADS_1000, BG_THREADS_10000 };
+	static const enum bg_id bg_quick[] = { BG_CPU, BG_KERNEL };
+	static const enum bg_id bg_smoke[] = { BG_CPU };
+	static const enum peer_id peer_full[] = { PEER_NICE0, PEER_NICE19, PEER_IDLE,
+						  PEER_CG_IDLE, PEER_CG_WEIGHT1, PEER_IDLEBATCH };
+	static const enum peer_id peer_quick[] = { PEER_NICE19, PEER_IDLE, PEER_CG_IDLE,
+						   PEER_IDLEBATCH };
+	static const enum peer_id peer_smoke[] = { PEER_IDLE, PEER_IDLEBATCH };
+#define ARRAY_LEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define PICK(full, quick, smoke, n) \
+	(n = mode == FULL ? ARRAY_LEN(full) : mode == QUICK ? ARRAY_LEN(quick) : ARRAY_LEN(smoke), \
+	 mode == FULL ? full : mode == QUICK ? quick : smoke)
+	int nfg, nbg, npeer;
+	const enum fg_id *fgs = PICK(fg_full, fg_quick, fg_smoke, nfg);
+	const enum bg_id *bgs = PICK(bg_full, bg_quick, bg_smoke, nbg);
+	const enum peer_id *ps = PICK(peer_full, peer_quick, peer_smoke, npeer);
+	uint64_t t_start = now_ns();
+
+	allow_all_cpus(0);
+	fprintf(stderr, "foreground_bench: %d foregrounds x %d backgrounds x %d peers, "
+		"%.1f s each, %ld CPUs\n", nfg, nbg, npeer, seconds,
+		sysconf(_SC_NPROCESSORS_ONLN));
+
+	/* Each background alone: its progress with the whole machine idle */
+	for (int b = 0; b < nbg; b++) {
+		struct metrics m = { 0 };
+		struct window w;
+		pid_t bg = bg_start(bgs[b], &peers[PEER_NICE0]);
+
+		if (bg < 0)
+			return 1;
+		window_begin(&w, bg);
+		usleep(seconds * 1e6);
+		window_end(&w);
+		bg_stop(bg);
+		window_metrics(&w, &m);
+		record("alone", bg_names[bgs[b]], "nice 0", 1, &m);
+		fprintf(stderr, "foreground_bench: %-22s alone: %.1f units/s\n",
+			bg_names[bgs[b]], m.value[0]);
+	}
+
+	for (int f = 0; f < nfg; f++) {
+		enum fg_id fg = fgs[f];
+
+		if (run_alone(fg, seconds, 1))
+			return 1;
+		for (int b = 0; b < nbg; b++)
+			for (int p = 0; p < npeer; p++)
+				if (run_cell(fg, bgs[b], &peers[ps[p]], seconds))
+					return 1;
+		if (run_alone(fg, seconds, 2))
+			return 1;
+	}
+	foregrounds_cleanup();
+	fprintf(stderr, "foreground_bench: done in %.0f s\n", (now_ns() - t_start) / 1e9);
+	return 0;
+}
