@@ -113,11 +113,12 @@ check-ext: deps kernel-ext tests
 demo: deps kernel tools tests
 	@VM_KERNEL=$(abspath $(KERNEL)) tests/demo/run
 
-# Benchmarks (not tests): ratios against a baseline measured in the same run.
-bench: deps kernel tests
-	@tests/vm/run --kernel $(KERNEL) --smp 2 --timeout 1200 -- build/tests/bin/policy_bench
-	@tests/vm/run --kernel $(KERNEL) --smp 4 --timeout 1200 -- build/tests/bin/rundelay
-	@tests/bench/overhead
+# Benchmarks (not tests): every peer against the foreground alone, measured
+# in the same run, on kernels without the debug options; tables and plots
+# in build/bench/report.md (tests/bench/run-all).  QUICK=1: fewer peers and
+# shorter windows, under 5 minutes once the kernels are built.
+bench: deps kernel-tree tests
+	@tests/bench/run-all $(if $(filter 1 yes,$(QUICK)),--quick)
 
 # The balancer on a bigger guest: 16 CPUs in 2 NUMA nodes, on the variant
 # kernel (which has NUMA); SCALE_KERNEL=path for another, such as the same

@@ -213,8 +213,11 @@ static int fg_duty(double seconds, struct metrics *m)
 static pid_t redis_pid;
 static double redis_sat_rps;	/* at saturation, alone: sets the fixed rate */
 
-static int foregrounds_setup(void)
+/* Start what the foregrounds need: redis-server, if @redis */
+static int foregrounds_setup(bool redis)
 {
+	if (!redis)
+		return 0;
 	redis_pid = redis_server_start();
 	return redis_pid > 0 ? 0 : -1;
 }

@@ -71,11 +71,8 @@ static inline int peers_setup(void)
 	return 0;
 }
 
-/*
- * In a child just forked: join @p's group, take its nice value and enter
- * its policy, or exit with 101..104.  What the child starts inherits it.
- */
-static inline void peer_enter_or_exit(const struct peer *p)
+/* In a child just forked: join @p's group, if it has one, or exit with 104 */
+static inline void peer_join_cgroup_or_exit(const struct peer *p)
 {
 	if (p->cgroup) {
 		char path[256];
@@ -84,6 +81,15 @@ static inline void peer_enter_or_exit(const struct peer *p)
 		if (write_file(path, "0"))
 			_exit(104);
 	}
+}
+
+/*
+ * In a child just forked: join @p's group, take its nice value and enter
+ * its policy, or exit with 101..104.  What the child starts inherits it.
+ */
+static inline void peer_enter_or_exit(const struct peer *p)
+{
+	peer_join_cgroup_or_exit(p);
 	enter_policy_or_exit(p->policy, p->nice, -1);
 }
 
