@@ -174,12 +174,16 @@ static void *bg_thread(void *arg)
 	/*
 	 * Counted before it enters the policy: an idle-batch thread parked
 	 * on its way back from sched_setattr() may wait a round of 1.5 s
-	 * timeslices, one per parked thread, before it runs again.
+	 * timeslices, one per parked thread, before it runs again.  A
+	 * cgroup peer's threads are in the group from the start and were
+	 * counted by their creator.
 	 */
-	atomic_fetch_add(&bg_shared->started, 1);
-	if (setpriority(PRIO_PROCESS, gettid(), bg_threads_peer->nice) ||
-	    set_policy(0, bg_threads_peer->policy))
-		_exit(103);
+	if (!bg_threads_peer->cgroup) {
+		atomic_fetch_add(&bg_shared->started, 1);
+		if (setpriority(PRIO_PROCESS, gettid(), bg_threads_peer->nice) ||
+		    set_policy(0, bg_threads_peer->policy))
+			_exit(103);
+	}
 	for (;;) {
 		bg_spin_unit();
 		bg_count(slot);
@@ -248,6 +252,8 @@ static inline void __attribute__((noreturn)) bg_run(enum bg_id id, int ncpu,
 
 			if (pthread_create(&t, &attr, bg_thread, (void *)(long)i))
 				_exit(122);
+			if (peer->cgroup)
+				atomic_fetch_add(&bg_shared->started, 1);
 		}
 		pthread_rwlock_unlock(&bg_threads_go);
 		enter_policy_or_exit(peer->policy, peer->nice, -1);
@@ -320,33 +326,17 @@ static inline void bg_stop(pid_t pid)
 		;
 }
 
-/* The runtime, in ns, of every thread of process @pid (/proc/PID/task/TID/schedstat) */
+static void add_runtime(pid_t tid, void *sum)
+{
+	*(uint64_t *)sum += cputime_ns(tid);
+}
+
+/* The runtime, in ns, of every thread of process @pid */
 static inline uint64_t process_runtime_ns(pid_t pid)
 {
-	char path[320];
-	struct dirent *e;
 	uint64_t sum = 0;
-	DIR *d;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while ((e = readdir(d))) {
-		unsigned long long ns;
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/schedstat", pid, e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fscanf(f, "%llu", &ns) == 1)
-			sum += ns;
-		fclose(f);
-	}
-	closedir(d);
+	for_each_thread(pid, add_runtime, &sum);
 	return sum;
 }
 
@@ -422,7 +412,6 @@ static inline uint64_t cpus_idle_ns(void)
 /* One measuring window over a running background */
 struct window {
 	pid_t bg;
-	int ncpu;
 	uint64_t t0, t1, real0;
 	uint64_t count0, count1, bgcpu0, bgcpu1, idle0, idle1;
 };
@@ -445,7 +434,6 @@ static inline uint64_t realtime_ns(void)
 static inline void window_begin(struct window *w, pid_t bg)
 {
 	w->bg = bg;
-	w->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	w->bgcpu0 = bg_cputime_ns(bg);
 	w->idle0 = cpus_idle_ns();
 	w->real0 = realtime_ns();

@@ -65,11 +65,7 @@ static void *probe_fn(void *arg)
 
 		/* A millisecond from now, so that lateness does not add up */
 		clock_gettime(CLOCK_MONOTONIC, &next);
-		next.tv_nsec += 1000000;
-		if (next.tv_nsec >= 1000000000) {
-			next.tv_nsec -= 1000000000;
-			next.tv_sec++;
-		}
+		timespec_add_ns(&next, 1000000);
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		got = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;

@@ -105,11 +105,7 @@ static void *wakeup_thread(void *p)
 		struct timespec now;
 		int64_t late;
 
-		next.tv_nsec += 1000000;
-		if (next.tv_nsec >= 1000000000) {
-			next.tv_nsec -= 1000000000;
-			next.tv_sec++;
-		}
+		timespec_add_ns(&next, 1000000);
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		late = (now.tv_sec - next.tv_sec) * 1000000000ll + now.tv_nsec - next.tv_nsec;

@@ -44,7 +44,7 @@ bad = []
 for rep in ("1", "2"):
     if not has("duty", "none", "none", "duty_stretch", rep):
         bad.append(f"no baseline {rep}")
-if not has("alone", "CPU spinners", "nice 0", "bg_units_per_s"):
+if not has("alone", "CPU spinners", "SCHED_IDLE", "bg_units_per_s"):
     bad.append("no background-alone row")
 for peer in ("SCHED_IDLE", "SCHED_IDLEBATCH"):
     s = has("duty", "CPU spinners", peer, "bg_share_of_idle")

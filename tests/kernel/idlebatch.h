@@ -38,6 +38,16 @@ static inline uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* Move @t on by @ns (less than a second) */
+static inline void timespec_add_ns(struct timespec *t, long ns)
+{
+	t->tv_nsec += ns;
+	if (t->tv_nsec >= 1000000000) {
+		t->tv_nsec -= 1000000000;
+		t->tv_sec++;
+	}
+}
+
 static inline int pin_to_cpu(pid_t pid, int cpu)
 {
 	cpu_set_t set;
