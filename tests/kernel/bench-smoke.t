@@ -74,8 +74,8 @@ for f in "$out"/*.png; do
 	[ -f "$f" ] && [ "$(head -c 4 "$f" | tail -c 3)" = PNG ] && pngs=$((pngs + 1))
 done
 echo "# $pngs PNG plots"
-[ $pngs -ge 2 ]
-ok $? "gnuplot drew the frontier and latency plots"
+[ $pngs -ge 1 ] && [ -s "$out/frontier-duty.png" ]
+ok $? "gnuplot drew the frontier plot"
 
 # The overhead's instruction counting: one CPU, -icount, ten parked tasks
 icount=$(tests/vm/run --kernel "$kernel" --smp 1 --icount 0 --timeout 600 -- \
