@@ -196,13 +196,6 @@ static void measure(int bg, int nr_cpus, double seconds, int probes, struct figu
 	f->max = sh->nr ? sh->samples[sh->nr - 1] / 1e3 : 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static double median(double *v, int n)
 {
 	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);

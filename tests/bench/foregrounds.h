@@ -47,13 +47,6 @@ static inline double metrics_get(const struct metrics *m, const char *key)
 	return 0;
 }
 
-static int cmp_double_asc(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The value below which @pct percent of the @n sorted samples lie */
 static inline double percentile(const double *sorted, size_t n, double pct)
 {
@@ -73,7 +66,7 @@ static inline void metrics_latency(struct metrics *m, double *v, size_t n, const
 		0, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 98, 99, 99.5, 99.9, 99.99, 100,
 	};
 
-	qsort(v, n, sizeof(*v), cmp_double_asc);
+	qsort(v, n, sizeof(*v), cmp_double);
 	metrics_add(m, p50, percentile(v, n, 50));
 	metrics_add(m, p99, percentile(v, n, 99));
 	if (p999)
@@ -153,14 +146,6 @@ struct duty_arg {
 	double stretch_sum;
 	long units;
 };
-
-static double thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 static void *duty_thread(void *p)
 {

@@ -63,13 +63,6 @@ static double measure_lock_wait(const struct policy *p, double seconds, pid_t ho
 	return worst / 1e6;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static double measure_kill(const struct policy *p)
 {
 	enum { RUNS = 5 };

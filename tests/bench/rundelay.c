@@ -133,13 +133,6 @@ static double run_load(int groups, int loops, double *wall_s)
 	return load.timeslices ? load.delay_ns / 1e3 / load.timeslices : 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 #define MAX_ROUNDS	50
 #define MAX_HOGS	64
 

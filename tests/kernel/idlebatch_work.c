@@ -14,14 +14,6 @@
 
 #define CPU 1
 
-static double thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
 /*
  * The foreground: a nice-0 task on CPU that does 10 ms of CPU work and
  * sleeps 10 ms, @cycles times.  Returns, through a pipe, how much longer

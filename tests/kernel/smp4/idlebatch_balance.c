@@ -124,13 +124,6 @@ static int set_cpu_online(int cpu, int online)
 	return write_file(path, online ? "1" : "0");
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * Wakeup delay of a normal task on CPU 0: it sleeps 1 ms @n times; the
  * delay is how much longer each sleep took.  Median and 95th percentile
