@@ -32,24 +32,35 @@ static const char *task_json(const char *out, pid_t tid, char *obj, size_t size)
 	return obj;
 }
 
-/* In a child running as nobody: does batchtop show @parked as parked? */
+/*
+ * In a child running as nobody: does batchtop show @parked as parked?  It
+ * runs a copy of batchtop that nobody can reach wherever the checkout is.
+ */
 static int as_nobody_sees_parked(pid_t parked)
 {
-	pid_t child = fork();
+	char copy[sizeof(tool)];
+	pid_t child;
 	int status;
 
+	if (reachable_copy(tool, copy, sizeof(copy)))
+		return -2;
+	child = fork();
 	if (child == 0) {
 		char out[65536], obj[512];
 
+		snprintf(tool, sizeof(tool), "%s", copy);
 		if (setgid(65534) || setuid(65534))
 			_exit(90);
 		_exit(batchtop(out, sizeof(out), "--json -n 1 -d 0.5") == 0 &&
 		      task_json(out, parked, obj, sizeof(obj)) &&
 		      strstr(obj, "\"state\":\"parked\"") ? 0 : 91);
 	}
-	if (waitpid(child, &status, 0) != child || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
+	if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status))
+		status = -1;
+	else
+		status = WEXITSTATUS(status);
+	remove_reachable_copy(copy);
+	return status;
 }
 
 FIXTURE(live) {

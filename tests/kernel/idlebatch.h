@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -430,6 +431,66 @@ static inline int sanitized_tool(const char *name, char *path, size_t size)
 
 	snprintf(rel, sizeof(rel), "tools/sanitized/%s", name);
 	return build_program(rel, path, size);
+}
+
+/*
+ * A copy of the program @path that any user can run, in a new folder
+ * under /tmp, for a test that runs it as another user: the checkout may be
+ * in a folder only its owner can enter (mode 0700, as /root and the
+ * folders of mktemp -d are), and the guest sees it with the host's
+ * permissions.  The copy's path in @copy; remove it with
+ * remove_reachable_copy().  0, or -1 with errno set.
+ */
+static inline int reachable_copy(const char *path, char *copy, size_t size)
+{
+	char dir[] = "/tmp/idlebatch-tool.XXXXXX", buf[65536];
+	const char *base = strrchr(path, '/');
+	int in = -1, out = -1, ret = -1;
+	ssize_t n;
+
+	if (!mkdtemp(dir))
+		return -1;
+	if (snprintf(copy, size, "%s/%s", dir, base ? base + 1 : path) >= (int)size) {
+		errno = ENAMETOOLONG;
+		goto out;
+	}
+	in = open(path, O_RDONLY | O_CLOEXEC);
+	out = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	if (in < 0 || out < 0 || chmod(dir, 0755))
+		goto out;
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		if (write(out, buf, n) != n)
+			goto out;
+	}
+	/* The mode again: the umask may have taken bits from open()'s */
+	ret = n < 0 || fchmod(out, 0755) ? -1 : 0;
+out:
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out))
+		ret = -1;
+	if (ret) {
+		int saved = errno;
+
+		unlink(copy);
+		rmdir(dir);
+		errno = saved;
+	}
+	return ret;
+}
+
+/* Remove a copy made by reachable_copy(), and its folder */
+static inline void remove_reachable_copy(const char *copy)
+{
+	char dir[600];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", copy);
+	slash = strrchr(dir, '/');
+	if (unlink(copy) == 0 && slash) {
+		*slash = 0;
+		rmdir(dir);
+	}
 }
 
 /* A test helper program, build/tests/bin/@name */
