@@ -9,16 +9,19 @@
 #                 linux-source-6.12 (it is copied, never modified)
 #   PREEMPT=M     kernel preemption model: full (default), voluntary, none
 #   T=PATTERN     with 'make check': run only tests whose path matches
+#   SANITIZE=S    with 'make kernel': the test kernel with a sanitizer,
+#                 kasan, kcsan or ubsan (+KFENCE): build/bzImage-san-S
 
 BUILD   := build
 PREEMPT ?= full
 KSRC    ?=
 T       ?=
+SANITIZE ?=
 
 TREE    := $(BUILD)/linux
 KERNEL  := $(BUILD)/bzImage-$(PREEMPT)
 
-.PHONY: all deps kernel-tree kernel kernel-variant kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt check-variant demo bench bench-scale vm clean distclean
+.PHONY: all deps kernel-tree kernel kernel-variant kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt check-variant stress demo bench bench-scale vm clean distclean
 
 all: kernel tools plugins tests
 
@@ -29,7 +32,14 @@ kernel-tree: deps
 	@scripts/kernel-tree.sh $(BUILD) $(KSRC)
 
 kernel: kernel-tree
+ifeq ($(SANITIZE),)
 	@scripts/kernel-build.sh $(BUILD) $(PREEMPT)
+else
+	@[ -f tests/config/sanitize-$(SANITIZE).config ] || \
+		{ echo "make kernel: SANITIZE must be kasan, kcsan or ubsan (got '$(SANITIZE)')" >&2; exit 2; }
+	@scripts/kernel-build.sh $(BUILD) $(PREEMPT) san-$(SANITIZE) tests/config/sanitize-$(SANITIZE).config
+	@echo "make kernel: $(BUILD)/bzImage-san-$(SANITIZE) (run the suites on it: VM_KERNEL=$(BUILD)/bzImage-san-$(SANITIZE) tests/run-all tests/kernel/)"
+endif
 
 # The test kernel with the options the main one leaves off (NO_HZ_FULL,
 # SCHED_CORE, NUMA, sched_ext with BTF): build/bzImage-variant.
@@ -112,6 +122,27 @@ check-ext: deps kernel-ext tests
 
 demo: deps kernel tools tests
 	@VM_KERNEL=$(abspath $(KERNEL)) tests/demo/run
+
+# Suites written by others and a CPU hotplug storm, long versions (make
+# check runs short ones): stress-ng's scheduler stressors with idle-batch
+# workers, all at once and each alone, STRESS_SECONDS each, on idle CPUs
+# and next to normal hogs, plus pi_stress and cyclictest, on a 4-CPU guest
+# under each preemption model's kernel (three kernel builds); then
+# HOTPLUG_CYCLES offline/online cycles of each of CPUs 1-3 under idle-batch
+# tasks of every kind.
+STRESS_SECONDS ?= 30
+HOTPLUG_CYCLES ?= 100
+stress: deps kernel-tree tools tests
+	@failed=""; for m in full voluntary none; do \
+		scripts/kernel-build.sh $(BUILD) $$m || exit 1; \
+		echo "# ==== PREEMPT=$$m"; \
+		STRESS_SMP=4 VM_KERNEL=$(abspath $(BUILD))/bzImage-$$m tests/kernel/stress.t \
+			--seconds $(STRESS_SECONDS) --sequential || failed="$$failed $$m"; \
+	done; \
+	echo "# ==== hotplug storm: $(HOTPLUG_CYCLES) cycles of each CPU"; \
+	VM_KERNEL=$(abspath $(BUILD))/bzImage-full GUEST_ENV=HOTPLUG_CYCLES=$(HOTPLUG_CYCLES) \
+		tests/kernel/balance.t idlebatch_hotplug || failed="$$failed hotplug"; \
+	[ -z "$$failed" ] || { echo "# FAILED:$$failed"; exit 1; }
 
 # Benchmarks (not tests): every peer against the foreground alone, measured
 # in the same run, on kernels without the debug options; tables and plots

@@ -33,6 +33,7 @@ expect() {	# expect clean|problem NAME LINE
 
 expect clean   clean-boot ''
 expect problem warn-on '[    5.123456] WARNING: CPU: 1 PID: 77 at drivers/misc/lkdtm/bugs.c:110 lkdtm_WARNING+0x1e/0x30'
+expect clean   user-space-trap '[   12.345678] traps: stress-ng-pthre[300] general protection fault ip:5596c2fe32f2 sp:7f79bd516d40 error:0 in stress-ng[2a32f2,5596c2d88000+50b000]'
 expect problem bug-on '[    5.123456] kernel BUG at kernel/sched/core.c:1234!'
 expect problem oops '[    5.123456] Oops: general protection fault, probably for non-canonical address 0xdead000000000100: 0000 [#1] PREEMPT SMP'
 expect problem lockdep-circular '[   12.300000] WARNING: possible circular locking dependency detected'
