@@ -434,21 +434,30 @@ static inline int sanitized_tool(const char *name, char *path, size_t size)
 }
 
 /*
- * A copy of the program @path that any user can run, in a new folder
- * under /tmp, for a test that runs it as another user: the checkout may be
- * in a folder only its owner can enter (mode 0700, as /root and the
- * folders of mktemp -d are), and the guest sees it with the host's
- * permissions.  The copy's path in @copy; remove it with
- * remove_reachable_copy().  0, or -1 with errno set.
+ * A copy of the program @path that any user can run, in a new folder on
+ * one of the guest's own tmpfs mounts, for a test that runs it as another
+ * user: the checkout may be in a folder only its owner can enter (mode
+ * 0700, as /root and the folders of mktemp -d are), and the guest sees it
+ * with the host's permissions.  Not under /tmp, which is the host's,
+ * read-only, when the checkout is in /tmp (tests/vm/init).  The copy's
+ * path in @copy; remove it with remove_reachable_copy().  0, or -1 with
+ * errno set.
  */
 static inline int reachable_copy(const char *path, char *copy, size_t size)
 {
-	char dir[] = "/tmp/idlebatch-tool.XXXXXX", buf[65536];
+	static const char *const places[] = { "/run", "/dev/shm", "/tmp" };
 	const char *base = strrchr(path, '/');
 	int in = -1, out = -1, ret = -1;
+	char dir[64], buf[65536];
 	ssize_t n;
+	size_t i;
 
-	if (!mkdtemp(dir))
+	for (i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
+		snprintf(dir, sizeof(dir), "%s/idlebatch-tool.XXXXXX", places[i]);
+		if (mkdtemp(dir))
+			break;
+	}
+	if (i == sizeof(places) / sizeof(places[0]))
 		return -1;
 	if (snprintf(copy, size, "%s/%s", dir, base ? base + 1 : path) >= (int)size) {
 		errno = ENAMETOOLONG;
