@@ -18,7 +18,12 @@ bin=${GUEST_BIN:-$top/build/tests/kernel}
 smp=${GUEST_SMP:-2}
 topology=${GUEST_TOPOLOGY:-}
 numa=${GUEST_NUMA:-1}
-scratch=$(mktemp -d "$top/build/vm/kernel-tests.XXXXXX")
+mkdir -p "$top/build/vm"
+scratch=$(mktemp -d "$top/build/vm/kernel-tests.XXXXXX") || {
+	echo "1..1"
+	echo "not ok 1 - cannot make a scratch folder in $top/build/vm"
+	exit 1
+}
 trap 'rm -rf "$scratch"' EXIT
 
 names=("$@")
