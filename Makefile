@@ -21,7 +21,7 @@ SANITIZE ?=
 TREE    := $(BUILD)/linux
 KERNEL  := $(BUILD)/bzImage-$(PREEMPT)
 
-.PHONY: all deps kernel-tree kernel kernel-variant kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt check-variant stress demo bench bench-scale vm clean distclean
+.PHONY: all deps kernel-tree kernel kernel-variant kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt check-variant stress fuzz demo bench bench-scale vm clean distclean
 
 all: kernel tools plugins tests
 
@@ -143,6 +143,20 @@ stress: deps kernel-tree tools tests
 	VM_KERNEL=$(abspath $(BUILD))/bzImage-full GUEST_ENV=HOTPLUG_CYCLES=$(HOTPLUG_CYCLES) \
 		tests/kernel/balance.t idlebatch_hotplug || failed="$$failed hotplug"; \
 	[ -z "$$failed" ] || { echo "# FAILED:$$failed"; exit 1; }
+
+# The policy's concurrent fuzzer (tests/fuzz/idlebatch_fuzz.c), long:
+# FUZZ_RUNS runs of FUZZ_SECONDS each on the test kernel, each with a new
+# seed (printed with the command that reproduces it); SEED=N for one run
+# with that seed.  make check runs 30 s with seed 7 (tests/kernel/fuzz.t).
+FUZZ_SECONDS ?= 300
+FUZZ_RUNS ?= 3
+fuzz: deps kernel tests
+	@failed=""; for i in $$(seq $(FUZZ_RUNS)); do \
+		seed=$${SEED:-$$(( $$(date +%s%N) / 1000 % 1000000 ))}; \
+		tests/fuzz/run --seed $$seed --seconds $(FUZZ_SECONDS) --smp 4 || failed="$$failed $$seed"; \
+		[ -z "$(SEED)" ] || break; \
+	done; \
+	[ -z "$$failed" ] || { echo "# FAILED seeds:$$failed"; exit 1; }
 
 # Benchmarks (not tests): every peer against the foreground alone, measured
 # in the same run, on kernels without the debug options; tables and plots

@@ -5,24 +5,17 @@
 # work (tests/stress/mix).  make check runs a short version; make stress
 # runs the long one (STRESS_SECONDS, each stressor alone too, 4 CPUs) on
 # each preemption model's kernel.
-# Usage: tests/kernel/stress.t [MIX-OPTIONS...]   (default: --seconds 6)
+# Usage: tests/kernel/stress.t [MIX-OPTIONS...]   (default: tests/stress/short)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 kernel=${VM_KERNEL:-$top/build/bzImage-full}
 smp=${STRESS_SMP:-2}
-# The short version: 16 stressors on idle CPUs, and next to the hogs the
-# ones that stress-ng itself runs reliably when starved under TCG (pipe
-# reported a failure with SCHED_IDLE workers too; pthread's worker crashed
-# in user space twice, an open question, see make stress), then rt-tests.
-short_idle=fork,vfork,pthread,futex,mutex,pipe,switch,yield,sigq,sigsuspend,affinity,timer,clock,schedpolicy,mmap,nanosleep
-short_hogs=fork,vfork,futex,mutex,switch,yield,sigq,sigsuspend,affinity,timer,clock,schedpolicy,mmap,nanosleep
-mix=$top/tests/stress/mix
+# Without arguments, the short version (tests/stress/short).
 if [ $# -gt 0 ]; then
-	cmd=("$mix" "$@")
+	cmd=("$top/tests/stress/mix" "$@")
 else
-	cmd=(bash -c "'$mix' --seconds 6 --modes idle --no-rt --stressors $short_idle; a=\$?;
-		'$mix' --seconds 6 --modes hogs --stressors $short_hogs; exit \$((a | \$?))")
+	cmd=("$top/tests/stress/short")
 fi
 log=$top/build/vm/kernel-stress-$(basename "$kernel").log
 
