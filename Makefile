@@ -21,7 +21,7 @@ SANITIZE ?=
 TREE    := $(BUILD)/linux
 KERNEL  := $(BUILD)/bzImage-$(PREEMPT)
 
-.PHONY: all deps kernel-tree kernel kernel-variant kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt check-variant stress fuzz demo bench bench-scale vm clean distclean
+.PHONY: all deps kernel-tree kernel kernel-variant kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt check-variant stress fuzz soak demo bench bench-scale vm clean distclean
 
 all: kernel tools plugins tests
 
@@ -157,6 +157,14 @@ fuzz: deps kernel tests
 		[ -z "$(SEED)" ] || break; \
 	done; \
 	[ -z "$$failed" ] || { echo "# FAILED seeds:$$failed"; exit 1; }
+
+# The soak: the fuzzer, stress-ng rounds, a CPU hotplug storm and a
+# normal-task latency probe together on the debug kernel for DURATION
+# seconds (default 1800), with a summary (tests/kernel/soak.t; make check
+# runs 2 minutes).  SEED=N picks the fuzzer's seed (default 11).
+DURATION ?= 1800
+soak: deps kernel tools tests
+	@SOAK_SECONDS=$(DURATION) SOAK_SEED=$(or $(SEED),11) VM_KERNEL=$(abspath $(KERNEL)) tests/kernel/soak.t
 
 # Benchmarks (not tests): every peer against the foreground alone, measured
 # in the same run, on kernels without the debug options; tables and plots
