@@ -131,6 +131,15 @@ static inline int write_file(const char *path, const char *s)
 	return ret;
 }
 
+/* Take CPU @cpu offline (@online 0) or bring it back: 0, or -1 */
+static inline int set_cpu_online(int cpu, int online)
+{
+	char path[80];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	return write_file(path, online ? "1" : "0");
+}
+
 /*
  * In a child just forked: move to @cpu (or stay if @cpu < 0), take @nice
  * and enter @policy, or exit with 101, 102 or 103.

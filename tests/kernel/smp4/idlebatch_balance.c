@@ -116,14 +116,6 @@ static double jain_index(const double *x, int n)
 	return squares > 0 ? sum * sum / (n * squares) : 0;
 }
 
-static int set_cpu_online(int cpu, int online)
-{
-	char path[80];
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	return write_file(path, online ? "1" : "0");
-}
-
 /*
  * Wakeup delay of a normal task on CPU 0: it sleeps 1 ms @n times; the
  * delay is how much longer each sleep took.  Median and 95th percentile

@@ -63,14 +63,6 @@ static int read_batch_sums(struct batch_sums *s)
 	return s->cpus ? 0 : -1;
 }
 
-static int set_cpu_online(int cpu, int online)
-{
-	char path[80];
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	return write_file(path, online ? "1" : "0");
-}
-
 /* An idle-batch task that spends its time in system calls */
 static pid_t start_kernel_worker(void)
 {
