@@ -2105,14 +2105,13 @@ static int op_fork(struct draws *d, int use_vfork)
 static pthread_mutex_t hotplug_lock = PTHREAD_MUTEX_INITIALIZER;
 static int offlined_by_us[MAX_CPUS];
 
-static int set_cpu_online(int cpu, int on)
+/* set_cpu_online(), timed and counted, with the CPUs this run took down */
+static int fuzz_set_cpu_online(int cpu, int on)
 {
-	char path[80];
 	uint64_t t0 = now_ns();
 	int ret;
 
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	ret = write_file(path, on ? "1" : "0");
+	ret = set_cpu_online(cpu, on);
 	atomic_max_u64(&st_hp_worst_ns, now_ns() - t0);
 	if (ret == 0) {
 		if (on) {
@@ -2143,9 +2142,9 @@ static int op_hotplug(struct draws *d)
 	cpu = 1 + pick(d->r[0], ncpus - 1);
 	if (cpu_online(cpu)) {
 		/* Keep two CPUs online where there are three or more */
-		ret = nr_online() > (ncpus >= 3 ? 2 : 1) ? set_cpu_online(cpu, 0) : -1;
+		ret = nr_online() > (ncpus >= 3 ? 2 : 1) ? fuzz_set_cpu_online(cpu, 0) : -1;
 	} else {
-		ret = set_cpu_online(cpu, 1);
+		ret = fuzz_set_cpu_online(cpu, 1);
 	}
 	pthread_mutex_unlock(&hotplug_lock);
 	return ret;
@@ -2724,7 +2723,7 @@ static int cleanup_system(void)
 	/* CPUs back online */
 	for (int c = 1; c < ncpus; c++) {
 		for (int tries = 0; tries < 5 && !cpu_online(c); tries++) {
-			if (set_cpu_online(c, 1))
+			if (fuzz_set_cpu_online(c, 1))
 				usleep(200000);
 		}
 		if (!cpu_online(c)) {
