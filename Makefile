@@ -21,7 +21,7 @@ SANITIZE ?=
 TREE    := $(BUILD)/linux
 KERNEL  := $(BUILD)/bzImage-$(PREEMPT)
 
-.PHONY: all deps kernel-tree kernel kernel-variant kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt check-variant stress fuzz soak demo bench bench-scale vm clean distclean
+.PHONY: all deps kernel-tree kernel kernel-variant kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt check-variant stress fuzz trinity soak demo bench bench-scale vm clean distclean
 
 all: kernel tools plugins tests
 
@@ -157,6 +157,18 @@ fuzz: deps kernel tests
 		[ -z "$(SEED)" ] || break; \
 	done; \
 	[ -z "$$failed" ] || { echo "# FAILED seeds:$$failed"; exit 1; }
+
+# trinity, the system-call fuzzer, as nobody with idle-batch processes
+# behind a normal load, aimed at the scheduler's system calls, for
+# TRINITY_SECONDS (default 600) on 4 CPUs; SEED=N picks trinity's seed
+# (default: a new one, printed: the same seed repeats the calls each child
+# makes, not their interleaving).  make check runs 30 s (tests/kernel/trinity.t).
+TRINITY_SECONDS ?= 600
+trinity: deps kernel tools tests
+	@seed=$${SEED:-$$(( $$(date +%s%N) / 1000 % 1000000 ))}; \
+	echo "# trinity seed $$seed: make trinity SEED=$$seed reproduces it"; \
+	TRINITY_SMP=4 VM_KERNEL=$(abspath $(KERNEL)) tests/kernel/trinity.t \
+		--seconds $(TRINITY_SECONDS) --seed $$seed --children 8
 
 # The soak: the fuzzer, stress-ng rounds, a CPU hotplug storm and a
 # normal-task latency probe together on the debug kernel for DURATION

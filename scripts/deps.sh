@@ -19,7 +19,7 @@ packages=(
 	trace-cmd libtraceevent-dev libtracefs-dev libtracecmd-dev linux-perf bpftrace
 	libkshark-dev libjson-c-dev libncurses-dev pkg-config
 	# workloads for tests and benchmarks
-	stress-ng rt-tests redis-server redis-tools gnuplot-nox libcap-dev libzstd-dev
+	stress-ng rt-tests trinity redis-server redis-tools gnuplot-nox libcap-dev libzstd-dev
 )
 
 check=false
