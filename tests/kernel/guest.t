@@ -10,7 +10,9 @@
 #   (GUEST_TOPOLOGY=SPEC lays them out: see tests/vm/run --topology;
 #   GUEST_NUMA=N splits them and the memory into N NUMA nodes),
 #   GUEST_APPEND=ARGS adds ARGS to the kernel command line, GUEST_ENV=
-#   "NAME=VALUE..." sets variables for the programs in the guest.
+#   "NAME=VALUE..." sets variables for the programs in the guest,
+#   GUEST_TIMEOUT=S stops the guest after S seconds (default 600; a
+#   sanitizer kernel needs more).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,7 +36,7 @@ fi
 append=${GUEST_APPEND:-}
 
 echo "# guest: $smp CPUs${topology:+ ($topology)}$([ "$numa" -gt 1 ] && echo " in $numa NUMA nodes"), kernel ${VM_KERNEL:-build/bzImage-full}${append:+, booted with $append}"
-"$top/tests/vm/run" --smp "$smp" ${topology:+--topology "$topology"} --numa "$numa" --scratch "$scratch" --log "$top/build/vm/$(basename "$bin").log" \
+"$top/tests/vm/run" --timeout "${GUEST_TIMEOUT:-600}" --smp "$smp" ${topology:+--topology "$topology"} --numa "$numa" --scratch "$scratch" --log "$top/build/vm/$(basename "$bin").log" \
 	${append:+--append "$append"} \
 	-- env ${GUEST_ENV:-} "$top/tests/kernel/in-guest" "$bin" "${names[@]}"
 vm_rc=$?
