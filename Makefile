@@ -21,7 +21,7 @@ SANITIZE ?=
 TREE    := $(BUILD)/linux
 KERNEL  := $(BUILD)/bzImage-$(PREEMPT)
 
-.PHONY: all deps kernel-tree kernel kernel-variant kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt check-variant stress fuzz trinity soak demo bench bench-scale vm clean distclean
+.PHONY: all deps kernel-tree kernel kernel-variant kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt check-variant stress fuzz trinity selftests sanitize soak demo bench bench-scale vm clean distclean
 
 all: kernel tools plugins tests
 
@@ -169,6 +169,37 @@ trinity: deps kernel tools tests
 	echo "# trinity seed $$seed: make trinity SEED=$$seed reproduces it"; \
 	TRINITY_SMP=4 VM_KERNEL=$(abspath $(KERNEL)) tests/kernel/trinity.t \
 		--seconds $(TRINITY_SECONDS) --seed $$seed --children 8
+
+# The kernel's own selftests (scripts/build-selftests.sh: sched, futex,
+# rseq, timers, cgroup, ptrace, sigaltstack, pidfd, proc, membarrier,
+# clone3, and sched_ext's where clang-19 can build them), the whole list,
+# three times: on a kernel built without the policy, on the test kernel as
+# usual, and there with every test process idle-batch; then the three
+# result sets side by side, tests and subtests (tests/selftests/compare).
+# About 70 minutes under TCG.  make check runs the short subset in the
+# last two ways (tests/kernel/selftests.t).
+selftests: deps kernel tools tests
+	@scripts/build-selftests.sh $(BUILD)
+	@scripts/kernel-build.sh $(BUILD) $(PREEMPT) idlebatch-off tests/config/idlebatch-off.config
+	@r=$(BUILD)/selftests/results f=0; \
+	tests/selftests/run --kernel $(BUILD)/bzImage-idlebatch-off normal $$r/off-normal || f=1; \
+	tests/selftests/run --kernel $(abspath $(KERNEL)) normal $$r/on-normal || f=1; \
+	tests/selftests/run --kernel $(abspath $(KERNEL)) idlebatch $$r/on-idlebatch || f=1; \
+	tests/selftests/compare --subtests off=$$r/off-normal on=$$r/on-normal on-idlebatch=$$r/on-idlebatch || f=1; \
+	exit $$f
+
+# The suites on sanitizer kernels: for each of SANITIZERS (default kasan
+# kcsan ubsan), build the test kernel with it (make kernel SANITIZE=...)
+# and run the fuzzer, the stress mix, trinity (SAN_SECONDS each, default
+# 60) and the in-guest kernel tests on it (tests/sanitize/run).  Any
+# sanitizer report fails it.  Hours: each kernel builds from scratch.
+SANITIZERS ?= kasan kcsan ubsan
+SAN_SECONDS ?= 60
+sanitize: deps kernel-tree tools tests
+	@for s in $(SANITIZERS); do \
+		$(MAKE) --no-print-directory kernel SANITIZE=$$s || exit 1; \
+	done
+	@tests/sanitize/run --seconds $(SAN_SECONDS) $(SANITIZERS)
 
 # The soak: the fuzzer, stress-ng rounds, a CPU hotplug storm and a
 # normal-task latency probe together on the debug kernel for DURATION

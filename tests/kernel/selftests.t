@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The kernel's own selftests on the test kernel, make check's short
+# version: the --short subset of tests/selftests/run (futex with PI, rseq,
+# membarrier, nanosleep, cgroup kill/freeze/cpusets, ptrace, sigaltstack,
+# pidfd, /proc, clone3), once as usual and once with every test process
+# idle-batch, in two guests.  Passes when both runs finish with a clean
+# kernel log and agree on every test's and every subtest's result
+# (tests/selftests/compare).  make selftests runs the whole list and
+# compares with a kernel built without the policy too.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+kernel=${VM_KERNEL:-$top/build/bzImage-full}
+results=$top/build/selftests/results
+n=0 failed=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
+}
+
+echo "TAP version 13"
+# Only the collections the short subset uses, without sched_ext
+targets=$(sed -n '/^SHORT=(/,/^)/p' tests/selftests/run | grep -oE "[a-z0-9_]+:" | tr -d : | sort -u | tr '\n' ' ')
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+start=$(date +%s)
+TARGETS=$targets SCHED_EXT=0 scripts/build-selftests.sh "$top/build" >"$log" 2>&1
+rc=$?
+tail -n 3 "$log" | sed 's/^/# /'
+ok $rc "the selftests of $targets build ($(($(date +%s) - start)) s)"
+if [ $rc -ne 0 ]; then
+	echo "1..$n"
+	exit 1
+fi
+
+for mode in normal idlebatch; do
+	start=$(date +%s)
+	tests/selftests/run --short --kernel "$kernel" "$mode" "$results/check-$mode" >"$log" 2>&1
+	rc=$?
+	tail -n 4 "$log" | sed 's/^/# /'
+	vm=$(cat "$results/check-$mode/vm-status" 2>/dev/null || echo '?')
+	ok $((rc == 0 && vm == 0 ? 0 : 1)) "the short subset ran $mode, kernel log clean ($(($(date +%s) - start)) s, guest status $vm, results in build/selftests/results/check-$mode)"
+done
+
+# One point a test: its result with every process idle-batch is the one
+# it had as usual; then the subtests together.
+while read -r name res _; do
+	other=$(awk -v t="$name" '$1 == t { print $2 }' "$results/check-idlebatch/results.txt" 2>/dev/null)
+	ok $([ "$res" = "$other" ]; echo $?) "$name: $res as usual, ${other:-not run} under idle-batch"
+done <"$results/check-normal/results.txt"
+tests/selftests/compare --subtests normal="$results/check-normal" idlebatch="$results/check-idlebatch" >"$log" 2>&1
+rc=$?
+sed 's/^/# /' "$log" | tail -n 20
+ok $rc "every subtest has the same result under idle-batch as usual (tests/selftests/compare --subtests)"
+echo "1..$n"
+exit $failed
