@@ -5,7 +5,8 @@
 # work (tests/stress/mix).  make check runs a short version; make stress
 # runs the long one (STRESS_SECONDS, each stressor alone too, 4 CPUs) on
 # each preemption model's kernel.
-# Usage: tests/kernel/stress.t [MIX-OPTIONS...]   (default: tests/stress/short)
+# Usage: tests/kernel/stress.t [MIX-OPTIONS...]   (default: tests/stress/short,
+#   each run STRESS_SHORT_SECONDS long, default 6)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -15,7 +16,7 @@ smp=${STRESS_SMP:-2}
 if [ $# -gt 0 ]; then
 	cmd=("$top/tests/stress/mix" "$@")
 else
-	cmd=("$top/tests/stress/short")
+	cmd=("$top/tests/stress/short" ${STRESS_SHORT_SECONDS:-})
 fi
 log=$top/build/vm/kernel-stress-$(basename "$kernel").log
 
