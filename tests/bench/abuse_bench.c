@@ -488,8 +488,11 @@ static void __attribute__((noreturn)) thread_host(const struct kind *k, const st
 		if (pthread_create(&t, NULL, abuser_thread, &arg))
 			_exit(108);
 	}
-	while (__atomic_load_n(&sh->ready, __ATOMIC_SEQ_CST) < n)
+	while (__atomic_load_n(&sh->ready, __ATOMIC_SEQ_CST) < n) {
+		if (__atomic_load_n(&sh->failed, __ATOMIC_SEQ_CST))
+			_exit(103);
 		usleep(1000);
+	}
 	if (!normal_thread())
 		_exit(109);
 	__atomic_store_n(&sh->probing, 1, __ATOMIC_SEQ_CST);

@@ -24,15 +24,21 @@ else
 	args=(--short)
 fi
 # The guest's bound: 7 kinds x 3 peers per round, each cell its probing
-# time plus about 3 s to start, warm up and kill under TCG, and the boot
-seconds=1 rounds=3
+# time (rounded up) plus about 3 s to start, warm up and kill under TCG,
+# and the boot.  --short is 5 rounds of 0.75 s; the bench's defaults 5 of 3 s.
+seconds=3 rounds=5
+[ "${args[0]}" = --short ] && seconds=1
 for ((i = 0; i < ${#args[@]}; i++)); do
 	case "${args[$i]}" in
-	-s | --seconds) seconds=${args[$((i + 1))]%.*} ;;
-	-r | --rounds) rounds=${args[$((i + 1))]} ;;
+	-s | --seconds)
+		v=${args[$((i + 1))]:-}
+		[[ $v =~ ^[0-9]+(\.[0-9]*)?$ ]] && seconds=$((${v%.*} + 1)) ;;
+	-r | --rounds)
+		v=${args[$((i + 1))]:-}
+		[[ $v =~ ^[0-9]+$ ]] && rounds=$v ;;
 	esac
 done
-timeout=$((21 * rounds * (${seconds:-1} + 4) + 300))
+timeout=$((21 * rounds * (seconds + 3) + 300))
 
 echo "TAP version 13"
 echo "# guest: $smp CPUs, kernel $kernel, abuse_bench ${args[*]} (timeout ${timeout} s)"
