@@ -328,7 +328,11 @@ static pthread_mutex_t *cell_mutex;
  * A fresh mutex for each cell (the last one died with a holder): a plain
  * one, whose waiters the kernel wakes in turn while user space hands the
  * lock over, or a priority-inheriting one, whose hand-over the kernel
- * does (and a normal waiter unparks an idle-batch owner).
+ * does (and a normal waiter unparks an idle-batch owner).  Both, because
+ * they differ: a plain mutex's woken waiter must get back to user space
+ * and mark the lock contended before the next unlock wakes anyone, so a
+ * woken waiter that waits for CPU time leaves every other waiter asleep
+ * while running abusers pass the lock among themselves.
  */
 static int mutex_setup(int protocol)
 {
@@ -907,9 +911,9 @@ static int verdicts(const struct options *o, int *tap)
 		ok = ib <= bound;
 		failed += !ok;
 		printf("%s %d - %s: the normal task's worst stall next to %d idle-batch abusers, "
-		       "%.2f ms (rounds %s), is within nice 19's %.2f ms (rounds %s) x%.1f + %.0f ms = %.2f ms\n",
+		       "%.2f ms (rounds %s), %s nice 19's %.2f ms (rounds %s) x%.1f + %.0f ms = %.2f ms\n",
 		       ok ? "ok" : "not ok", ++*tap, kinds[k].name, o->abusers, ib,
-		       per_round(o, k, CP_IDLEBATCH, a, sizeof(a)), n19,
+		       per_round(o, k, CP_IDLEBATCH, a, sizeof(a)), ok ? "is within" : "EXCEEDS", n19,
 		       per_round(o, k, CP_NICE19, b, sizeof(b)), TOL_FACTOR, TOL_MS, bound);
 		ib_kill = ib_kill > ROUND_MEDIAN(o, k, CP_IDLEBATCH, kill_ms) ?
 			  ib_kill : ROUND_MEDIAN(o, k, CP_IDLEBATCH, kill_ms);
@@ -925,10 +929,12 @@ static int verdicts(const struct options *o, int *tap)
 
 		failed += !ok;
 		printf("%s %d - kills: the slowest kind's median SIGKILL-to-reaped of idle-batch "
-		       "abusers, %.1f ms, is within nice 19's %.1f ms x%.1f + %.0f ms, and the worst "
-		       "kill of all, %.1f ms, within %.0f ms\n",
-		       ok ? "ok" : "not ok", ++*tap, ib_kill, n19_kill, TOL_FACTOR, KILL_TOL_MS,
-		       worst_kill, KILL_BOUND_MS);
+		       "abusers, %.1f ms, %s nice 19's %.1f ms x%.1f + %.0f ms, and the worst "
+		       "kill of all, %.1f ms, %s %.0f ms\n",
+		       ok ? "ok" : "not ok", ++*tap, ib_kill,
+		       ib_kill <= n19_kill * TOL_FACTOR + KILL_TOL_MS ? "is within" : "EXCEEDS",
+		       n19_kill, TOL_FACTOR, KILL_TOL_MS, worst_kill,
+		       worst_kill <= KILL_BOUND_MS ? "within" : "EXCEEDS", KILL_BOUND_MS);
 	}
 	return failed;
 }
