@@ -21,7 +21,7 @@ SANITIZE ?=
 TREE    := $(BUILD)/linux
 KERNEL  := $(BUILD)/bzImage-$(PREEMPT)
 
-.PHONY: all deps kernel-tree kernel kernel-variant kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt check-variant stress fuzz trinity selftests sanitize soak demo bench bench-scale vm clean distclean
+.PHONY: all deps kernel-tree kernel kernel-variant kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt check-variant stress fuzz trinity abuse selftests sanitize soak demo bench bench-scale vm clean distclean
 
 all: kernel tools plugins tests
 
@@ -200,6 +200,19 @@ sanitize: deps kernel-tree tools tests
 		$(MAKE) --no-print-directory kernel SANITIZE=$$s || exit 1; \
 	done
 	@tests/sanitize/run --seconds $(SAN_SECONDS) $(SANITIZERS)
+
+# Unprivileged abuse: nobody's tasks storm fork/exit, a shared mm's
+# mmap_lock, a file's flock and POSIX locks, a FIFO, plain and PI futexes,
+# at nice 19 and as idle-batch in one run; a normal task's worst stall next
+# to idle-batch must stay within nice 19's, and kills must be quick
+# (tests/bench/abuse_bench.c, ABUSE_SECONDS a cell, ABUSE_ROUNDS rounds).
+# make check runs 5 rounds of 0.75 s cells (tests/kernel/abuse.t).
+ABUSE_SECONDS ?= 3
+ABUSE_ROUNDS ?= 5
+ABUSE_SMP ?= 2
+abuse: deps kernel tests
+	@ABUSE_SECONDS=$(ABUSE_SECONDS) ABUSE_ROUNDS=$(ABUSE_ROUNDS) ABUSE_SMP=$(ABUSE_SMP) \
+		VM_KERNEL=$(abspath $(KERNEL)) tests/kernel/abuse.t
 
 # The soak: the fuzzer, stress-ng rounds, a CPU hotplug storm and a
 # normal-task latency probe together on the debug kernel for DURATION
