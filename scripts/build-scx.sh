@@ -19,6 +19,8 @@
 set -euo pipefail
 
 die() { echo "build-scx: $*" >&2; exit 1; }
+# shellcheck source=scripts/need-packages.sh
+. "$(dirname "${BASH_SOURCE[0]}")/need-packages.sh"
 
 [ $# -ge 2 ] && [ $# -le 3 ] || die "usage: $0 OBJ_DIR OUT_DIR [SRC_TREE]"
 obj=$(realpath -m "$1")
@@ -34,25 +36,7 @@ packages=(
 	"clang-$LLVM_VERSION" "llvm-$LLVM_VERSION"	# BPF compiler, llvm-strip
 	make gcc libelf-dev zlib1g-dev pkg-config	# libbpf, bpftool, the loaders
 )
-missing=()
-for pkg in "${packages[@]}"; do
-	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
-	[ "$status" = "install ok installed" ] || missing+=("$pkg")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "build-scx: these Debian packages are missing: ${missing[*]}" >&2
-		die "run: sudo apt-get install ${missing[*]}"
-	fi
-	echo "build-scx: installing ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	if ! apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null >/dev/null; then
-		echo "build-scx: apt-get install failed; refreshing package lists and retrying" >&2
-		apt-get update -qq </dev/null
-		apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null >/dev/null ||
-			die "apt-get install ${missing[*]} failed"
-	fi
-fi
+need_packages build-scx "${packages[@]}"
 command -v "$clang" >/dev/null || die "$clang not found after installing clang-$LLVM_VERSION"
 command -v "$strip" >/dev/null || die "$strip not found after installing llvm-$LLVM_VERSION"
 clang_major=$("$clang" -dumpversion | cut -d. -f1)

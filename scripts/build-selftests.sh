@@ -37,6 +37,8 @@ log=$out/build.log
 ksft=$tree/tools/testing/selftests
 
 die() { echo "build-selftests: $*" >&2; exit 1; }
+# shellcheck source=scripts/need-packages.sh
+. "$(dirname "${BASH_SOURCE[0]}")/need-packages.sh"
 say() { echo "build-selftests: $*"; }
 
 [ -d "$ksft" ] || die "$ksft is missing: run 'make kernel-tree' first"
@@ -53,23 +55,7 @@ targets=${TARGETS:-$default_targets}
 # libzstd-dev: the sched_ext runner links with -lzstd (libbpf's deps).
 packages=(make gcc libc6-dev libelf-dev zlib1g-dev pkg-config libcap-dev)
 [ "${SCHED_EXT:-1}" = 0 ] || packages+=(clang-19 llvm-19 libzstd-dev)
-missing=()
-for pkg in "${packages[@]}"; do
-	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
-	[ "$status" = "install ok installed" ] || missing+=("$pkg")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	if [ "$(id -u)" -ne 0 ]; then
-		die "these Debian packages are missing: ${missing[*]} (sudo apt-get install ${missing[*]})"
-	fi
-	say "installing ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	if ! apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null >/dev/null; then
-		apt-get update -qq </dev/null
-		apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null >/dev/null ||
-			die "apt-get install ${missing[*]} failed"
-	fi
-fi
+need_packages build-selftests "${packages[@]}"
 
 mkdir -p "$obj"
 : >"$log"
