@@ -21,7 +21,7 @@ SANITIZE ?=
 TREE    := $(BUILD)/linux
 KERNEL  := $(BUILD)/bzImage-$(PREEMPT)
 
-.PHONY: all deps kernel-tree kernel kernel-variant kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt check-variant stress fuzz trinity abuse selftests sanitize soak demo bench bench-scale vm clean distclean
+.PHONY: all deps kernel-tree kernel kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt stress fuzz trinity abuse selftests sanitize soak demo bench bench-scale vm clean distclean
 
 all: kernel tools plugins tests
 
@@ -41,15 +41,10 @@ else
 	@echo "make kernel: $(BUILD)/bzImage-san-$(SANITIZE) (run the suites on it: VM_KERNEL=$(BUILD)/bzImage-san-$(SANITIZE) tests/run-all tests/kernel/)"
 endif
 
-# The test kernel with the options the main one leaves off (NO_HZ_FULL,
-# SCHED_CORE, NUMA, sched_ext with BTF): build/bzImage-variant.
-kernel-variant: kernel-tree
-	@scripts/kernel-build.sh $(BUILD) full variant tests/config/variant.config
-
-# The variant kernel with sched_ext and BTF (twice as long to build):
+# The test kernel with sched_ext and BTF (twice as long to build):
 # build/bzImage-ext, for make check-ext.
 kernel-ext: kernel-tree
-	@scripts/kernel-build.sh $(BUILD) full ext tests/config/variant.config tests/config/ext.config
+	@scripts/kernel-build.sh $(BUILD) full ext tests/config/ext.config
 
 # One patch series, new files included, for 'git am' on a clean 6.12 tree.
 series: kernel-tree
@@ -93,7 +88,7 @@ fixture: deps kernel tests
 tests: kernel-tree
 	@$(MAKE) -s -C tests BUILD=$(abspath $(BUILD))
 
-check: deps kernel kernel-variant tools plugins tests
+check: deps kernel tools plugins tests
 	@VM_KERNEL=$(abspath $(KERNEL)) tests/run-all $(T)
 
 # The in-guest kernel tests under each preemption model: three kernels,
@@ -105,13 +100,6 @@ check-preempt: deps kernel-tree tests
 		VM_KERNEL=$(abspath $(BUILD))/bzImage-$$m tests/run-all tests/kernel/ || failed="$$failed $$m"; \
 	done; \
 	[ -z "$$failed" ] || { echo "# FAILED under PREEMPT:$$failed"; exit 1; }
-
-# The main in-guest suites (guest.t, balance.t, fresh-trace.t) on the variant
-# kernel: NO_HZ_FULL, SCHED_CORE, SCHED_MC and NUMA built in, none of them
-# in use unless a test asks.  Not part of 'make check' (about 12 minutes).
-check-variant: deps kernel-variant tools plugins tests
-	@VM_KERNEL=$(abspath $(BUILD))/bzImage-variant tests/run-all tests/kernel/guest.t \
-		tests/kernel/balance.t tests/kernel/fresh-trace.t
 
 # Idle-batch tasks under sched_ext BPF schedulers (tools/sched_ext's
 # scx_simple and scx_qmap, built with Debian's clang-19): its own kernel,
@@ -229,11 +217,11 @@ soak: deps kernel tools tests
 bench: deps kernel-tree tests
 	@tests/bench/run-all $(if $(filter 1 yes,$(QUICK)),--quick)
 
-# The balancer on a bigger guest: 16 CPUs in 2 NUMA nodes, on the variant
+# The balancer on a bigger guest: 16 CPUs in 2 NUMA nodes, on the test
 # kernel (which has NUMA); SCALE_KERNEL=path for another, such as the same
 # configuration with the policy off.  Long under TCG: not in 'make bench'.
-SCALE_KERNEL ?= $(BUILD)/bzImage-variant
-bench-scale: deps kernel-variant tests
+SCALE_KERNEL ?= $(KERNEL)
+bench-scale: deps kernel tests
 	@tests/vm/run --kernel $(SCALE_KERNEL) --smp 16 --numa 2 --mem 2048 --timeout 3000 -- build/tests/bin/balscale $(SCALE_ARGS)
 
 vm: deps kernel

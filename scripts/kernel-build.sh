@@ -80,4 +80,4 @@ fi
 echo "kernel-build: building $obj/arch/x86/boot/bzImage"
 kmake -j"$(nproc)" bzImage
 ln -sfn "obj-$name/arch/x86/boot/bzImage" "$build/bzImage-$name"
-echo "kernel-build: $(cat "$obj/include/config/kernel.release") $(sed -n 's/.*UTS_VERSION "\(.*\)"/\1/p' "$obj/include/generated/utsversion.h")"
+echo "kernel-build: $(cat "$obj/include/config/kernel.release") $(sed -n 's/.*UTS_VERSION "\(.*\)"/\1/p' "$obj/include/generated/utsversion.h"), $SECONDS s"

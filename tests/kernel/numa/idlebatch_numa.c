@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The idle-batch balancer across NUMA nodes (tests/kernel/numa.t boots the
- * variant kernel with 4 CPUs in 2 nodes: CPUs 0-1 and 2-3).  Parked tasks
+ * test kernel with 4 CPUs in 2 nodes: CPUs 0-1 and 2-3).  Parked tasks
  * cross to another node when their own has more of them than its idle
  * time is worth, and not merely to even out small differences between
  * CPUs, which the CPUs of one node can do among themselves: a task moved
@@ -125,7 +125,7 @@ FIXTURE_SETUP(numa)
 {
 	REQUIRE_IDLEBATCH();
 	if (!config_has("CONFIG_NUMA"))
-		SKIP(return, "kernel built without CONFIG_NUMA (the variant kernel has it)");
+		SKIP(return, "kernel built without CONFIG_NUMA (the test kernel, make kernel, has it)");
 	if (read_nodes(self->node_of) ||
 	    self->node_of[0] != self->node_of[1] || self->node_of[2] != self->node_of[3] ||
 	    self->node_of[0] == self->node_of[2])

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Idle-batch tasks under core scheduling (tests/kernel/smt.t boots the
- * variant kernel on one core with two SMT threads, CPUs 0 and 1).
+ * test kernel on one core with two SMT threads, CPUs 0 and 1).
  *
  * With core scheduling, the two siblings of a core only run tasks with
  * the same cookie at the same time: a sibling whose tasks have another
@@ -75,7 +75,7 @@ FIXTURE_SETUP(core)
 {
 	REQUIRE_IDLEBATCH();
 	if (!config_has("CONFIG_SCHED_CORE"))
-		SKIP(return, "kernel built without CONFIG_SCHED_CORE (the variant kernel has it)");
+		SKIP(return, "kernel built without CONFIG_SCHED_CORE (the test kernel, make kernel, has it)");
 	if (!cpus_0_1_are_siblings())
 		SKIP(return, "CPUs 0 and 1 are not SMT siblings: boot with -smp 2,threads=2 (smt.t does)");
 	self->nr = 0;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Idle-batch tasks on a nohz_full CPU (tests/kernel/variant.t boots the
- * variant kernel with nohz_full=1).  There the tick stops while one task
+ * Idle-batch tasks on a nohz_full CPU (tests/kernel/nohz.t boots the
+ * test kernel with nohz_full=1).  There the tick stops while one task
  * runs, and the tick is what parks an idle-batch task running in fair and
  * what ends a timeslice, so the kernel must keep it while idle-batch
  * tasks have to take turns.
@@ -55,9 +55,9 @@ FIXTURE_SETUP(nohz)
 {
 	REQUIRE_IDLEBATCH();
 	if (!config_has("CONFIG_NO_HZ_FULL"))
-		SKIP(return, "kernel built without CONFIG_NO_HZ_FULL (the variant kernel has it)");
+		SKIP(return, "kernel built without CONFIG_NO_HZ_FULL (the test kernel, make kernel, has it)");
 	if (!cpu_is_nohz_full(NOHZ_CPU))
-		SKIP(return, "CPU %d is not nohz_full: boot with nohz_full=%d (variant.t does)",
+		SKIP(return, "CPU %d is not nohz_full: boot with nohz_full=%d (nohz.t does)",
 		     NOHZ_CPU, NOHZ_CPU);
 	self->nr = 0;
 }
