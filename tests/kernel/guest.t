@@ -66,6 +66,10 @@ for name in "${names[@]}"; do
 		n=$((n + 1))
 		echo "not ok $n - $name: exit status $rc without a failed test"
 	fi
+	if [ -s "$scratch/results/$name.leaked" ]; then
+		n=$((n + 1))
+		echo "not ok $n - $name: left idle-batch tasks running after it ended: $(cat "$scratch/results/$name.leaked")"
+	fi
 done
 n=$((n + 1))
 if [ $vm_rc -eq 0 ]; then

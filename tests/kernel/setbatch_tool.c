@@ -111,6 +111,11 @@ TEST_F(setbatch, runs_a_command_and_its_children_inherit)
 		ASSERT_NE(NULL, p);
 		ASSERT_EQ(1, fscanf(p, "%d", &child));
 		pclose(p);
+		/*
+		 * Killing the shell leaves its child to init: stop it too, or
+		 * an idle-batch sleep outlives the test into the next program.
+		 */
+		self->pids[self->n++] = child;
 		EXPECT_EQ(SCHED_IDLEBATCH, sched_getscheduler(child));
 	}
 }
