@@ -8,7 +8,9 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$top/build
 tree=$build/linux
-obj=$build/obj-idlebatch-off
+# Not obj-idlebatch-off: that is the whole kernel make selftests builds
+# with the option off, whose configuration this one would replace.
+obj=$build/obj-option-off
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 notok() { n=$((n + 1)); echo "not ok $n - $*"; }

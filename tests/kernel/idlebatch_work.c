@@ -208,7 +208,7 @@ TEST_F_TIMEOUT(work, kernel_heavy_work_next_to_a_hog_gets_no_cpu, 120)
 		usleep(200000);
 		w0 = now_ns();
 		c0 = group_cputime_ns(bg);
-		usleep(3000000);
+		usleep(1500000);
 		c1 = group_cputime_ns(bg);
 		w1 = now_ns();
 		share = 100.0 * (double)(c1 - c0) / (double)(w1 - w0);
@@ -222,7 +222,7 @@ TEST_F_TIMEOUT(work, kernel_heavy_work_next_to_a_hog_gets_no_cpu, 120)
 
 /*
  * Five equal-nice idle-batch tasks of different kinds alone on a CPU, for
- * 20 s with 100 ms timeslices: each gets its fifth within 10%.
+ * 10 s with 100 ms timeslices: each gets its fifth within 10%.
  */
 TEST_F_TIMEOUT(work, equal_shares_whatever_the_work, 60)
 {
@@ -241,7 +241,7 @@ TEST_F_TIMEOUT(work, equal_shares_whatever_the_work, 60)
 	w0 = now_ns();
 	for (int i = 0; i < n; i++)
 		c0[i] = group_cputime_ns(pids[i]);
-	sleep(20);
+	sleep(10);
 	w1 = now_ns();
 	for (int i = 0; i < n; i++) {
 		used[i] = (double)(group_cputime_ns(pids[i]) - c0[i]);
