@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Debian's redis-server as the benchmarks' real service, on a Unix socket
- * in the guest's /tmp: driven at saturation by Debian's redis-benchmark,
+ * in the guest's /run (its /tmp is the host's, read-only, when the
+ * checkout is under /tmp: tests/vm/init): driven at saturation by Debian's redis-benchmark,
  * and at a fixed rate by an open-loop client here (redis-benchmark has no
  * rate limit).  The open-loop client sends SET requests at their
  * scheduled times whether or not earlier ones were answered, and measures
@@ -17,7 +18,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#define REDIS_SOCKET "/tmp/bench-redis.sock"
+#define REDIS_SOCKET "/run/bench-redis.sock"
 
 static inline int redis_connect(void)
 {

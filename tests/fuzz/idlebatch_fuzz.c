@@ -2984,7 +2984,7 @@ int main(int argc, char **argv)
 		}
 		orig[len] = 0;
 		if (reachable_copy(orig, self_exe, sizeof(self_exe))) {
-			note("cannot copy %s to /tmp (%s): the pool execs it from there", orig,
+			note("cannot copy %s to a tmpfs (%s): the pool execs it from there", orig,
 			     strerror(errno));
 			snprintf(self_exe, sizeof(self_exe), "%s", orig);
 		} else {
