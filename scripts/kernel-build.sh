@@ -44,7 +44,10 @@ done
 mkdir -p "$obj"
 stamp=$( { git -C "$tree" rev-parse "HEAD^{tree}"; cat "${fragments[@]}"; } | sha1sum | cut -d' ' -f1)
 
-export CCACHE_BASEDIR=$build CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+# Depend mode: on a miss ccache does not run the preprocessor first, which
+# made a cold build take 908 s instead of 615 s without ccache (646 s in
+# depend mode); hits come from the kernel's own -MMD dependency lists.
+export CCACHE_BASEDIR=$build CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G} CCACHE_DEPEND=1
 export KBUILD_BUILD_USER=idlebatch KBUILD_BUILD_HOST=qemu-guest
 kmake() { make -s -C "$tree" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" "$@"; }
 

@@ -28,7 +28,8 @@ if [ ${#targets[@]} -eq 0 ]; then
 	exit 0
 fi
 
-export CCACHE_BASEDIR=$build CCACHE_NOHASHDIR=1
+# Depend mode, as scripts/kernel-build.sh says why
+export CCACHE_BASEDIR=$build CCACHE_NOHASHDIR=1 CCACHE_DEPEND=1
 kmake() { make -s -C "$tree" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" "$@"; }
 mkdir -p "$obj"
 kmake tinyconfig >/dev/null
