@@ -31,11 +31,9 @@ for arg in "$@"; do
 	esac
 done
 
-missing=()
-for pkg in "${packages[@]}"; do
-	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
-	[ "$status" = "install ok installed" ] || missing+=("$pkg")
-done
+# shellcheck source=scripts/need-packages.sh
+. "$(dirname "${BASH_SOURCE[0]}")/need-packages.sh"
+mapfile -t missing < <(missing_packages "${packages[@]}")
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 
@@ -50,10 +48,4 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 
-echo "deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-if ! apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null >/dev/null; then
-	echo "deps: apt-get install failed; refreshing package lists and retrying" >&2
-	apt-get update -qq </dev/null
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null >/dev/null
-fi
+install_packages deps "${missing[@]}"
