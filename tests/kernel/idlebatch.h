@@ -93,7 +93,6 @@ static inline int set_policy(pid_t pid, int policy)
 	return sched_setscheduler(pid, policy, &sp);
 }
 
-/* Write @s to the file at @path in one write(); 0, or -1 on error. */
 /* The first line of @path, without its newline, in @buf; "" on error. */
 static inline char *read_line(const char *path, char *buf, size_t size)
 {
@@ -120,6 +119,7 @@ static inline int truncate_file(const char *path)
 	return 0;
 }
 
+/* Write @s to the file at @path in one write(); 0, or -1 on error. */
 static inline int write_file(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY), ret = -1;

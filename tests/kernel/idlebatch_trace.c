@@ -240,8 +240,6 @@ FIXTURE(trace) {
 
 FIXTURE_SETUP(trace)
 {
-	FILE *f;
-
 	REQUIRE_IDLEBATCH();
 	if (access(TRACEFS "/events/sched_batch", F_OK))
 		SKIP(return, "no sched_batch events in %s", TRACEFS);
@@ -250,10 +248,8 @@ FIXTURE_SETUP(trace)
 	events = calloc(MAX_EVENTS, sizeof(*events));
 	ASSERT_NE(NULL, events);
 	self->n = 0;
-	f = fopen("/proc/sys/kernel/sched_idlebatch_slice_ms", "r");
-	ASSERT_NE(NULL, f);
-	ASSERT_NE(NULL, fgets(self->old_slice, sizeof(self->old_slice), f));
-	fclose(f);
+	ASSERT_NE(0, read_line("/proc/sys/kernel/sched_idlebatch_slice_ms", self->old_slice,
+			       sizeof(self->old_slice))[0]);
 	/* Short timeslices, so expiries and queue swaps happen in seconds */
 	ASSERT_EQ(0, write_file("/proc/sys/kernel/sched_idlebatch_slice_ms", "100"));
 }

@@ -83,18 +83,14 @@ FIXTURE(work) {
 
 FIXTURE_SETUP(work)
 {
-	FILE *f;
-
 	REQUIRE_IDLEBATCH();
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "needs 2 CPUs");
 	ASSERT_EQ(0, work_tree_create());
 	ASSERT_EQ(0, work_exec_create());
 	self->old_slice[0] = 0;
-	f = fopen("/proc/sys/kernel/sched_idlebatch_slice_ms", "r");
-	ASSERT_NE(NULL, f);
-	ASSERT_NE(NULL, fgets(self->old_slice, sizeof(self->old_slice), f));
-	fclose(f);
+	ASSERT_NE(0, read_line("/proc/sys/kernel/sched_idlebatch_slice_ms", self->old_slice,
+			       sizeof(self->old_slice))[0]);
 	/* The test runs the harness on CPU 0, the work on CPU 1. */
 	pin_to_cpu(0, 0);
 }

@@ -127,12 +127,8 @@ TEST_F_TIMEOUT(nohz, idle_batch_tasks_take_turns_at_the_tick, 60)
 	char old_slice[32] = "";
 	long a0, b0, a1, b1;
 	pid_t a, b;
-	FILE *f;
 
-	f = fopen(SLICE_SYSCTL, "r");
-	ASSERT_NE(NULL, f);
-	ASSERT_NE(NULL, fgets(old_slice, sizeof(old_slice), f));
-	fclose(f);
+	ASSERT_NE(0, read_line(SLICE_SYSCTL, old_slice, sizeof(old_slice))[0]);
 	ASSERT_EQ(0, write_file(SLICE_SYSCTL, "100"));
 
 	a = start_spinner(SCHED_IDLEBATCH, 0, NOHZ_CPU);

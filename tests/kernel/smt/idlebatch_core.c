@@ -169,12 +169,8 @@ TEST_F_TIMEOUT(core, parked_tasks_with_different_cookies_take_turns, 60)
 	char old_slice[32] = "";
 	double shares[2];
 	pid_t pids[2];
-	FILE *f;
 
-	f = fopen(SLICE_SYSCTL, "r");
-	ASSERT_NE(NULL, f);
-	ASSERT_NE(NULL, fgets(old_slice, sizeof(old_slice), f));
-	fclose(f);
+	ASSERT_NE(0, read_line(SLICE_SYSCTL, old_slice, sizeof(old_slice))[0]);
 	ASSERT_EQ(0, write_file(SLICE_SYSCTL, "100"));
 
 	pids[0] = start_cookie_spinner(SCHED_IDLEBATCH, 0, 0);
