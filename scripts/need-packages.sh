@@ -38,13 +38,11 @@ install_packages() {
 need_packages() {
 	local name=$1 missing
 	shift
-	missing=$(missing_packages "$@" | tr '\n' ' ')
-	missing=${missing% }
-	[ -n "$missing" ] || return 0
+	mapfile -t missing < <(missing_packages "$@")
+	[ ${#missing[@]} -gt 0 ] || return 0
 	if [ "$(id -u)" -ne 0 ]; then
-		echo "$name: these Debian packages are missing: $missing (sudo apt-get install $missing)" >&2
+		echo "$name: these Debian packages are missing: ${missing[*]} (sudo apt-get install ${missing[*]})" >&2
 		exit 1
 	fi
-	# shellcheck disable=SC2086 # package names, one word each
-	install_packages "$name" $missing
+	install_packages "$name" "${missing[@]}"
 }
