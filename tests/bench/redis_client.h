@@ -2,12 +2,13 @@
 /*
  * Debian's redis-server as the benchmarks' real service, on a Unix socket
  * in the guest's /run (its /tmp is the host's, read-only, when the
- * checkout is under /tmp: tests/vm/init): driven at saturation by Debian's redis-benchmark,
- * and at a fixed rate by an open-loop client here (redis-benchmark has no
- * rate limit).  The open-loop client sends SET requests at their
- * scheduled times whether or not earlier ones were answered, and measures
- * each latency from the scheduled time, so a stalled server shows as
- * latency rather than as fewer requests (no coordinated omission).
+ * checkout is under /tmp: tests/vm/init): driven at saturation by
+ * Debian's redis-benchmark, and at a fixed rate by an open-loop client
+ * here (redis-benchmark has no rate limit).  The open-loop client sends
+ * SET requests at their scheduled times whether or not earlier ones were
+ * answered, and measures each latency from the scheduled time, so a
+ * stalled server shows as latency rather than as fewer requests (no
+ * coordinated omission).
  */
 #ifndef TESTS_BENCH_REDIS_CLIENT_H
 #define TESTS_BENCH_REDIS_CLIENT_H
