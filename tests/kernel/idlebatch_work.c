@@ -443,4 +443,140 @@ TEST_F(work, a_signal_storm_buys_only_its_kernel_side)
 	stop_task(hog);
 }
 
+/*
+ * Families of short-lived idle-batch tasks: a relay, where each member
+ * forks the next and exits; an idle-batch parent that forks one child at a
+ * time and waits for it; and a normal parent, on CPU 0, whose children
+ * make themselves idle-batch on CPU.  Each member spins for 2 ms of CPU
+ * time and counts itself in @count before it exits.
+ */
+enum family_kind { FAMILY_RELAY, FAMILY_IDLEBATCH_PARENT, FAMILY_NORMAL_PARENT };
+
+static const char *const family_names[] = {
+	[FAMILY_RELAY] = "a relay of idle-batch tasks",
+	[FAMILY_IDLEBATCH_PARENT] = "an idle-batch parent's children",
+	[FAMILY_NORMAL_PARENT] = "a normal parent's idle-batch children",
+};
+
+static void family_member_work(unsigned long *count)
+{
+	double c0 = thread_cpu_ns();
+
+	while (thread_cpu_ns() - c0 < 2e6)
+		;
+	__atomic_add_fetch(count, 1, __ATOMIC_RELAXED);
+}
+
+/* The family's leader, in a group of its own for group_cputime_ns() */
+static pid_t start_family(enum family_kind kind, unsigned long *count)
+{
+	pid_t pid = fork(), child;
+
+	if (pid != 0)
+		return pid;
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	switch (kind) {
+	case FAMILY_RELAY:
+		/* The leader, a normal task on CPU 0, reaps the relay's members */
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+		pin_to_cpu(0, 0);
+		if (fork() == 0) {
+			enter_policy_or_exit(SCHED_IDLEBATCH, 0, CPU);
+			for (;;) {
+				family_member_work(count);
+				if (fork() > 0)
+					_exit(0);
+			}
+		}
+		for (;;)
+			wait(NULL);
+	case FAMILY_IDLEBATCH_PARENT:
+		enter_policy_or_exit(SCHED_IDLEBATCH, 0, CPU);
+		break;
+	case FAMILY_NORMAL_PARENT:
+		pin_to_cpu(0, 0);
+		break;
+	}
+	for (;;) {
+		child = fork();
+		if (child == 0) {
+			if (kind == FAMILY_NORMAL_PARENT)
+				enter_policy_or_exit(SCHED_IDLEBATCH, 0, CPU);
+			family_member_work(count);
+			_exit(0);
+		}
+		waitpid(child, NULL, 0);
+	}
+}
+
+/*
+ * An idle-batch spinner and a family on CPU for @seconds: the spinner's
+ * share of the CPU time the two got; the family's share in @family_share,
+ * and in @count the members that ran.
+ */
+static double spinner_share_next_to(enum family_kind kind, double seconds,
+				    unsigned long *count, double *family_share)
+{
+	pid_t spinner = start_spinner(SCHED_IDLEBATCH, 0, CPU);
+	pid_t family = start_family(kind, count);
+	uint64_t s0, f0, s1, f1;
+	unsigned long n0;
+
+	usleep(500000);
+	n0 = __atomic_load_n(count, __ATOMIC_RELAXED);
+	s0 = cputime_ns(spinner);
+	f0 = group_cputime_ns(family);
+	usleep((useconds_t)(seconds * 1e6));
+	s1 = cputime_ns(spinner);
+	f1 = group_cputime_ns(family);
+	*count = __atomic_load_n(count, __ATOMIC_RELAXED) - n0;
+	stop_work(family);
+	stop_task(spinner);
+	*family_share = (double)(f1 - f0) / (double)(s1 - s0 + f1 - f0);
+	return (double)(s1 - s0) / (double)(s1 - s0 + f1 - f0);
+}
+
+/*
+ * A family of short-lived idle-batch tasks holds one timeslice per round,
+ * as a single task does: it neither starves a task waiting for the next
+ * round (if each member brought a full timeslice into the round, the
+ * round would never end) nor is starved itself (a parent halving its
+ * timeslice at every fork).  With 100 ms timeslices for each kind of
+ * family; then with the default timeslice for the parent that waits for
+ * each child, whose share rests on getting back what its children leave
+ * unused.
+ */
+TEST_F_TIMEOUT(work, a_family_of_short_lived_tasks_gets_one_share, 120)
+{
+	static const enum family_kind kinds[] = {
+		FAMILY_RELAY, FAMILY_IDLEBATCH_PARENT, FAMILY_NORMAL_PARENT,
+	};
+	unsigned long *count = mmap(NULL, sizeof(*count), PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	double spinner, family;
+
+	ASSERT_NE(MAP_FAILED, count);
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/sched_idlebatch_slice_ms", "100"));
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+		*count = 0;
+		spinner = spinner_share_next_to(kinds[i], 4.0, count, &family);
+		TH_LOG("100 ms slices, %s: spinner %.1f%%, family %.1f%%, %lu members ran",
+		       family_names[kinds[i]], 100 * spinner, 100 * family, *count);
+		EXPECT_GT(spinner, 0.3) TH_LOG("%s", family_names[kinds[i]]);
+		EXPECT_GE(*count, 10UL) TH_LOG("%s", family_names[kinds[i]]);
+	}
+	/* The default timeslice (1.5 s): about six rounds */
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/sched_idlebatch_slice_ms", self->old_slice));
+	*count = 0;
+	spinner = spinner_share_next_to(FAMILY_IDLEBATCH_PARENT, 18.0, count, &family);
+	TH_LOG("%s ms slices, %s: spinner %.1f%%, family %.1f%%, %lu members ran",
+	       self->old_slice, family_names[FAMILY_IDLEBATCH_PARENT], 100 * spinner,
+	       100 * family, *count);
+	/* Measured 35% to 36%: the family is not starved, if short of half */
+	EXPECT_GT(spinner, 0.3);
+	EXPECT_GT(family, 0.2);
+	munmap(count, sizeof(*count));
+}
+
 TEST_HARNESS_MAIN
