@@ -1545,11 +1545,14 @@ static struct slot *lock_target(uint64_t r)
  * sched_setattr() changes its creator can be born with a mix of the two:
  * SCHED_FIFO with priority 0, measured on the host's own kernel too
  * (7 of 218,458 threads, 6.18, none of this series).  That is not this
- * policy's to test, and it would read as an invalid policy.  The pool's
- * processes create threads only at start and after an exec (SIGUSR2).
+ * policy's to test, and it would read as an invalid policy.  Of the pool's
+ * processes only the multi-threaded kinds create threads, and only at
+ * start and after an exec (SIGUSR2).
  */
 static bool slot_settled(struct slot *s)
 {
+	if (s->kind != K_MT && s->kind != K_PI)
+		return true;	/* never creates a thread */
 	if (s->init_policy < 0 && atomic_load(&shm->ready[s->idx]) == s->pid)
 		return true;
 	atomic_fetch_add(&st_unsettled, 1);
