@@ -1368,7 +1368,12 @@ static void *spawner_fn(void *arg)
 static void reaped_slot(struct slot *s, pid_t pid, int status, uint64_t t)
 {
 	if (s->kill_t0) {
-		uint64_t lat = t - s->kill_t0;
+		/*
+		 * 0: it ended before the SIGKILL was sent (@t is when the
+		 * reaper saw the end, before it took the locks the killer
+		 * holds while it records kill_t0)
+		 */
+		uint64_t lat = t > s->kill_t0 ? t - s->kill_t0 : 0;
 
 		atomic_fetch_add(&st_kills_done, 1);
 		atomic_max_u64(&st_kill_worst_ns, lat);
@@ -1477,7 +1482,8 @@ static void *reaper_fn(void *arg)
 				if (!WIFEXITED(status) && !WIFSIGNALED(status))
 					break;
 				if (tr->kill_t0) {
-					uint64_t lat = t - tr->kill_t0;
+					/* 0: it ended before the SIGKILL was sent */
+					uint64_t lat = t > tr->kill_t0 ? t - tr->kill_t0 : 0;
 
 					atomic_fetch_add(&st_kills_done, 1);
 					atomic_max_u64(&st_kill_worst_ns, lat);
