@@ -1565,6 +1565,18 @@ static bool slot_settled(struct slot *s)
 	return false;
 }
 
+/* Lock a live, settled slot picked by @r, for a policy change; NULL if none */
+static struct slot *lock_policy_target(uint64_t r)
+{
+	struct slot *s = lock_target(r);
+
+	if (s && !slot_settled(s)) {
+		pthread_mutex_unlock(&s->lock);
+		return NULL;
+	}
+	return s;
+}
+
 static pid_t target_tid(struct slot *s, uint64_t r)
 {
 	return s->ntids ? s->tids[pick(r, s->ntids)].tid : s->pid;
@@ -1721,11 +1733,7 @@ static int op_setattr(struct draws *d)
 	a.size = size;
 	memset(buf, 0, sizeof(buf));
 	memcpy(buf, &a, sizeof(a) < size ? sizeof(a) : size);
-	s = lock_target(d->r[0]);
-	if (s && !slot_settled(s)) {
-		pthread_mutex_unlock(&s->lock);
-		s = NULL;
-	}
+	s = lock_policy_target(d->r[0]);
 	if (!s) {
 		pthread_rwlock_unlock(&policy_rw);
 		return -1;
@@ -1751,11 +1759,7 @@ static int op_setsched(struct draws *d)
 	pthread_rwlock_rdlock(&policy_rw);
 	pol = cap_policy(pol);
 	sp.sched_priority = draw_rtprio(d->r[4], pol & ~SCHED_RESET_ON_FORK);
-	s = lock_target(d->r[0]);
-	if (s && !slot_settled(s)) {
-		pthread_mutex_unlock(&s->lock);
-		s = NULL;
-	}
+	s = lock_policy_target(d->r[0]);
 	if (!s) {
 		pthread_rwlock_unlock(&policy_rw);
 		return -1;
@@ -1959,8 +1963,7 @@ static int op_signal(struct draws *d, int sig)
 		/* Unsettled until the new image's threads are up: slot_settled() */
 		atomic_store(&shm->ready[s->idx], 0);
 		ret = syscall(SYS_tgkill, s->pid, s->pid, SIGUSR2);
-	}
-	else if (sig == SIGALRM && pick(d->r[2], 2))
+	} else if (sig == SIGALRM && pick(d->r[2], 2))
 		ret = syscall(SYS_tgkill, s->pid, target_tid(s, d->r[1]), SIGALRM);
 	else
 		ret = pidfd_signal(s->pidfd, sig);
