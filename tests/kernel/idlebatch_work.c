@@ -545,7 +545,8 @@ static double spinner_share_next_to(enum family_kind kind, double seconds,
  * timeslice at every fork).  With 100 ms timeslices for each kind of
  * family; then with the default timeslice for the parent that waits for
  * each child, whose share rests on getting back what its children leave
- * unused.
+ * unused: close to half, where a family that gets only its parent's
+ * timeslice back gets a third.
  */
 TEST_F_TIMEOUT(work, a_family_of_short_lived_tasks_gets_one_share, 120)
 {
@@ -565,6 +566,9 @@ TEST_F_TIMEOUT(work, a_family_of_short_lived_tasks_gets_one_share, 120)
 		       family_names[kinds[i]], 100 * spinner, 100 * (1 - spinner), *count);
 		EXPECT_GT(spinner, 0.3) TH_LOG("%s", family_names[kinds[i]]);
 		EXPECT_GE(*count, 10UL) TH_LOG("%s", family_names[kinds[i]]);
+		/* A parent that waits for each child: measured 49% */
+		if (kinds[i] == FAMILY_IDLEBATCH_PARENT)
+			EXPECT_GT(1 - spinner, 0.35);
 	}
 	/* The default timeslice (1.5 s): about six rounds */
 	ASSERT_EQ(0, write_file("/proc/sys/kernel/sched_idlebatch_slice_ms", self->old_slice));
@@ -573,9 +577,12 @@ TEST_F_TIMEOUT(work, a_family_of_short_lived_tasks_gets_one_share, 120)
 	TH_LOG("%s ms slices, %s: spinner %.1f%%, family %.1f%%, %lu members ran",
 	       self->old_slice, family_names[FAMILY_IDLEBATCH_PARENT], 100 * spinner,
 	       100 * (1 - spinner), *count);
-	/* Measured 35% to 36%: the family is not starved, if short of half */
+	/*
+	 * Measured 45%.  A third (36%) before the parent took over the next
+	 * round's timeslice its last child started and left unused.
+	 */
 	EXPECT_GT(spinner, 0.3);
-	EXPECT_GT(1 - spinner, 0.2);
+	EXPECT_GT(1 - spinner, 0.35);
 	munmap(count, sizeof(*count));
 }
 
