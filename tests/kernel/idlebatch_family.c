@@ -14,6 +14,7 @@
 #include "idlebatch.h"
 
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include "kselftest_harness.h"
 
@@ -29,6 +30,13 @@
 struct family_report {
 	pid_t conduit[3 * TIMES], grandchild[3 * TIMES];
 	int conduits_made, conduits_spent, sleepers_forked, sleepers_spent, stretches;
+	unsigned long brief_children;
+	/* Brief children read their own CPU time before they exit */
+	int brief_read_cputime;
+	/* The victim's share of the CPU while the family ran */
+	double victim_share;
+	/* The median of the victim's waits longer than half a timeslice, in ns */
+	double median_wait;
 	/* The leader's CPU time in each of its stretches, in ms */
 	double stretch_ms[16];
 	/* The leader's wait status */
@@ -158,9 +166,10 @@ static void mint_step(int gaps, double *left)
 /*
  * Bank.  In TIMES stretches in a row, right after the victim's turn, the
  * leader forks sleepers that take half, a quarter, ... of its fresh
- * timeslice, and so ends each of those rounds at once.  In the stretch
- * after those it kills one every 50 ms of its CPU time: their shares, of
- * rounds that are over, must not come back into this one.
+ * timeslice, and so ends each of those rounds at once.  In the two
+ * stretches after those (the first can be short: the last forks can take
+ * their shares of the next round's timeslice) it kills one every 50 ms of
+ * its CPU time: their shares, of rounds that are over, must not come back.
  */
 static void bank_step(int gaps, double *left)
 {
@@ -180,12 +189,66 @@ static void bank_step(int gaps, double *left)
 		}
 		banked = gaps;
 	}
-	if (gaps == TIMES + 1 && report->sleepers_spent < report->sleepers_forked &&
+	if (gaps > TIMES && gaps <= TIMES + 2 &&
+	    report->sleepers_spent < report->sleepers_forked &&
 	    (since += 1e6) >= 50e6) {
 		stop_task(sleeper[report->sleepers_spent++]);
 		since = 0;
 	}
 	(void)left;
+}
+
+static void __attribute__((noreturn)) mint(void)
+{
+	lead(10, mint_step);
+}
+
+static void __attribute__((noreturn)) bank(void)
+{
+	lead(TIMES + 4, bank_step);
+}
+
+/*
+ * Brief children.  The leader forks one child at a time and waits for it;
+ * each spins for 250 us, less than a tick, and exits.  A tick charges only
+ * the member it lands in, up to that moment: a child's exit must charge it
+ * for all it ran, or what it ran after its last tick would go back to the
+ * leader as unused, and the family would pay for a fraction of its work.
+ * CLONE_VM keeps the fork cheap, so that the family's time is the
+ * children's own.
+ */
+static char brief_stack[64 * 1024] __attribute__((aligned(64)));
+
+static int brief_child(void *arg)
+{
+	uint64_t end = now_ns() + 250000;
+
+	struct timespec cputime;
+
+	(void)arg;
+	while (now_ns() < end)
+		;
+	__atomic_add_fetch(&report->brief_children, 1, __ATOMIC_RELAXED);
+	if (report->brief_read_cputime)
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cputime);
+	syscall(SYS_exit, 0);
+	return 0;
+}
+
+static void __attribute__((noreturn)) brief_children(void)
+{
+	uint64_t end = now_ns() + 10e9;
+
+	while (now_ns() < end) {
+		pid_t c = clone(brief_child, brief_stack + sizeof(brief_stack),
+				CLONE_VM | SIGCHLD, NULL);
+
+		if (c < 0)
+			_exit(1);
+		while (waitpid(c, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	_exit(0);
 }
 
 FIXTURE(family) {
@@ -222,16 +285,17 @@ FIXTURE_TEARDOWN(family)
 
 /*
  * The victim's longest wait for the CPU, in ns, while a family led by
- * lead(@stretches, @step) runs next to it on CPU; -1 if the family did
- * not finish in 60 s.  Its members are reaped here (this process is their
+ * @family runs next to it on CPU; -1 if the family did not finish in
+ * 60 s.  Its members are reaped here (this process is their
  * subreaper) and killed with it.
  */
-static double victim_longest_wait(int stretches, void (*step)(int gaps, double *left))
+static double victim_longest_wait(void (*family)(void))
 {
 	pid_t victim = start_spinner(SCHED_IDLEBATCH, 0, CPU), leader;
-	uint64_t t0, t, last_progress, last, worst = 0, c;
+	uint64_t t0, t = 0, last_progress, last, worst = 0, c, c0;
+	static double waits[256];
+	int status, n = 0;
 	pid_t r;
-	int status;
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	leader = fork();
@@ -239,11 +303,11 @@ static double victim_longest_wait(int stretches, void (*step)(int gaps, double *
 		setpgid(0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		enter_policy_or_exit(SCHED_IDLEBATCH, 0, CPU);
-		lead(stretches, step);
+		family();
 	}
 	setpgid(leader, leader);
 	t0 = last_progress = now_ns();
-	last = cputime_ns(victim);
+	c0 = last = cputime_ns(victim);
 	for (;;) {
 		usleep(2000);
 		while ((r = waitpid(-1, &status, WNOHANG)) > 0)
@@ -252,8 +316,11 @@ static double victim_longest_wait(int stretches, void (*step)(int gaps, double *
 				goto done;
 			}
 		t = now_ns();
+		report->victim_share = (double)(cputime_ns(victim) - c0) / (double)(t - t0);
 		c = cputime_ns(victim);
 		if (c != last) {
+			if (t - last_progress > SLICE_NS / 2 && n < 256)
+				waits[n++] = (double)(t - last_progress);
 			last = c;
 			last_progress = t;
 		} else if (t - last_progress > worst) {
@@ -265,6 +332,8 @@ static double victim_longest_wait(int stretches, void (*step)(int gaps, double *
 		}
 	}
 done:
+	qsort(waits, n, sizeof(waits[0]), cmp_double);
+	report->median_wait = n ? waits[n / 2] : 0;
 	kill(-leader, SIGKILL);
 	stop_task(victim);
 	while (waitpid(-1, NULL, WNOHANG) > 0)
@@ -297,7 +366,7 @@ static const char *stretches(char *buf, size_t size)
 
 TEST_F_TIMEOUT(family, cannot_make_a_timeslice_out_of_a_taken_over_one, 120)
 {
-	double wait = victim_longest_wait(10, mint_step);
+	double wait = victim_longest_wait(mint);
 	char buf[128];
 
 	TH_LOG("victim's longest wait %.0f ms next to a family that used %d conduits in a %d ms round (its stretches, ms:%s)",
@@ -311,7 +380,7 @@ TEST_F_TIMEOUT(family, cannot_make_a_timeslice_out_of_a_taken_over_one, 120)
 
 TEST_F_TIMEOUT(family, cannot_save_up_shares_for_a_later_round, 120)
 {
-	double wait = victim_longest_wait(TIMES + 3, bank_step);
+	double wait = victim_longest_wait(bank);
 	char buf[128];
 
 	TH_LOG("victim's longest wait %.0f ms next to a family that spent %d shares saved over %d rounds of %d ms (its stretches, ms:%s)",
@@ -321,6 +390,42 @@ TEST_F_TIMEOUT(family, cannot_save_up_shares_for_a_later_round, 120)
 	ASSERT_EQ(TIMES * SLEEPERS_PER_ROUND, report->sleepers_forked);
 	ASSERT_LE(1, report->sleepers_spent);
 	EXPECT_LT(wait, LONGEST_FAIR_WAIT);
+}
+
+/*
+ * Brief children, twice: first each reads its own CPU time just before it
+ * exits, which brings its runtime up to date (task_sched_runtime()) as
+ * the kernel must itself at exit, then not.  The victim's waits must be
+ * as long in both runs: the median of those longer than half a timeslice
+ * (a single one can catch TCG's hiccups), within 60 ms.  Without the
+ * kernel's own update at exit the second run's was 187 ms longer (984 ms
+ * against 797 ms): a child that lives 2.5 ms here, fork and exit
+ * included, was charged up to its last tick only.  With it, within 5 ms.
+ */
+TEST_F_TIMEOUT(family, is_charged_for_what_children_run_between_ticks, 120)
+{
+	double wait[2], median[2], share[2];
+	unsigned long children[2];
+
+	for (int read_cputime = 1; read_cputime >= 0; read_cputime--) {
+		report->brief_children = 0;
+		report->brief_read_cputime = read_cputime;
+		wait[read_cputime] = victim_longest_wait(brief_children);
+		median[read_cputime] = report->median_wait;
+		share[read_cputime] = report->victim_share;
+		children[read_cputime] = report->brief_children;
+		TH_LOG("children of 250 us%s: %lu in 10 s; victim: %.1f%% of the CPU, waits of %.0f ms (median), %.0f ms (longest), %d ms timeslices",
+		       read_cputime ? " that read their CPU time" : "", children[read_cputime],
+		       100 * share[read_cputime], median[read_cputime] / 1e6,
+		       wait[read_cputime] / 1e6, SLICE_MS);
+		ASSERT_NE(-1, wait[read_cputime]) TH_LOG("the family did not finish in 60 s");
+		ASSERT_EQ(0, report->status) TH_LOG("the family's leader ended with status %#x",
+						    report->status);
+		ASSERT_LE(100UL, children[read_cputime]);
+		ASSERT_LT(0, median[read_cputime]) TH_LOG("the victim never waited half a timeslice");
+		EXPECT_LT(wait[read_cputime], LONGEST_FAIR_WAIT);
+	}
+	EXPECT_LT(median[0], median[1] + 60e6);
 }
 
 TEST_HARNESS_MAIN
