@@ -47,7 +47,8 @@ vm basic --smp 3 --scratch "$sc" -- bash -c '
 	zcat /proc/config.gz >"$VM_SCRATCH/config"
 	cat /proc/lockdep_stats >"$VM_SCRATCH/lockdep_stats"
 	echo "pwd=$(pwd) init-sum=$(sha1sum <"'"$top"'/tests/vm/init")"
-	echo '"$marker"' >"$VM_SCRATCH/written"'
+	echo '"$marker"' >"$VM_SCRATCH/written"
+	echo "substituted=$(cat <(echo yes) 2>&1)"'
 check "a clean run exits 0" rc_is basic 0
 check "the guest runs the kernel just built (uname -r)" \
 	says basic "uname-r=$(cat "$obj/include/config/kernel.release")"
@@ -59,6 +60,7 @@ check "the command runs in the host's current folder, host files at their host p
 check "/proc/config.gz in the guest is the .config just built" cmp -s "$sc/config" "$obj/.config"
 check "the guest kernel has lockdep (PROVE_LOCKING) on" grep -q 'lock-classes' "$sc/lockdep_stats"
 check "the scratch folder is writable from the guest" grep -qx "$marker" "$sc/written"
+check "bash's process substitution works in the guest (/dev/fd)" says basic "substituted=yes"
 
 # 2. Exit status and output pass through.
 vm status --topology sockets=1,cores=1,threads=2 -- sh -c '

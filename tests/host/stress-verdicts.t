@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The verdicts tests/stress/mix passes on stress-ng 0.15.06's reports
+# (tests/stress/verdicts.sh), on reports written the way stress-ng writes
+# them: a known defect of stress-ng, alone, is accepted and said why; the
+# same stressor's other failures, other stressors' failures and look-alike
+# lines are not.  Each case would pass a check that accepted everything, or
+# refused everything, on one side or the other.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/stress/verdicts.sh"
+n=0 failed=0 tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+# report NAME LINE...: a stress-ng log of those lines, framed by the lines
+# every run prints
+report() {
+	local f=$tmp/$1
+	shift
+	{
+		echo "stress-ng: info:  [90] setting to a 6 second run per stressor"
+		echo "stress-ng: info:  [90] dispatching hogs: 1 pipe, 1 mutex, 1 futex"
+		printf '%s\n' "$@"
+		echo "stress-ng: info:  [90] successful run completed in 6.02s"
+	} >"$f"
+	echo "$f"
+}
+pipe_defect="stress-ng: fail:  [92] pipe: termination write failed, errno=4 (Interrupted system call)"
+mutex_defect="stress-ng: fail:  [95] mutex: could not create any pthreads"
+aborted() { echo "stress-ng: warn:  [90] process [$2] ($1) aborted early, out of system resources"; }
+
+# 1. The pipe defect alone, as CI saw it
+log=$(report pipe-only "$pipe_defect" "$(aborted pipe 92)")
+why=$(known_defects_only "$log")
+ok $? "status 3 with only pipe's termination-write EINTR is accepted"
+[[ $why == *pipe* ]]
+ok $? "and the reason names pipe: $why"
+ok "$(stressor_failures "$log" pipe)" "pipe has no failure but its known defect"
+[ "$(known_defect_lines "$log" pipe | wc -l)" = 1 ]
+ok $? "the known defect is found as one line of pipe's"
+[ "$(known_defect_lines "$log" mutex | wc -l)" = 0 ]
+ok $? "it is not counted as mutex's"
+
+# 2. The mutex defect alone
+log=$(report mutex-only "$mutex_defect" "$(aborted mutex 95)")
+known_defects_only "$log" >/dev/null
+ok $? "status 3 with only mutex's 'could not create any pthreads' is accepted"
+ok "$(stressor_failures "$log" mutex)" "mutex has no failure but its known defect"
+
+# 3. Both defects in one run
+log=$(report both "$pipe_defect" "$mutex_defect" "$(aborted pipe 92)" "$(aborted mutex 95)")
+why=$(known_defects_only "$log")
+ok $? "status 3 with both known defects is accepted"
+[[ $why == *mutex,pipe* ]]
+ok $? "and the reason names both: $why"
+
+# 4. A known defect next to another failure of the same stressor
+log=$(report pipe-and-more "$pipe_defect" \
+	"stress-ng: fail:  [92] pipe: read failed, errno=5 (Input/output error)" "$(aborted pipe 92)")
+known_defects_only "$log" >/dev/null
+ok $((! $?)) "a known defect does not excuse another failure of pipe's"
+[ "$(stressor_failures "$log" pipe)" = 1 ]
+ok $? "pipe's other failure is counted (1)"
+
+# 5. A known defect next to another stressor's failure
+log=$(report mutex-and-futex "$mutex_defect" "$(aborted mutex 95)" \
+	"stress-ng: fail:  [97] futex: futex_wait returned unexpected errno 22" "$(aborted futex 97)")
+known_defects_only "$log" >/dev/null
+ok $((! $?)) "mutex's known defect does not excuse futex's failure"
+[ "$(stressor_failures "$log" futex)" = 1 ] && [ "$(stressor_failures "$log" mutex)" = 0 ]
+ok $? "futex's failure is counted, mutex's known defect is not"
+
+# 6. A stressor aborted early without a known defect of its own
+log=$(report aborted-other "$pipe_defect" "$(aborted pipe 92)" "$(aborted futex 97)")
+known_defects_only "$log" >/dev/null
+ok $((! $?)) "pipe's known defect does not excuse futex aborting early"
+
+# 7. Look-alike lines are failures
+log=$(report lookalike \
+	"stress-ng: fail:  [93] fifo: termination write failed, errno=4 (Interrupted system call)" \
+	"stress-ng: fail:  [92] pipe: termination write failed, errno=32 (Broken pipe)" \
+	"stress-ng: fail:  [95] mutex: could not create any pthreads, errno=12" "$(aborted fifo 93)")
+known_defects_only "$log" >/dev/null
+ok $((! $?)) "look-alikes of the known lines (another stressor, another errno, more text) are not accepted"
+[ "$(stressor_failures "$log" pipe)" = 1 ] && [ "$(stressor_failures "$log" mutex)" = 1 ]
+ok $? "pipe's EPIPE and mutex's longer line are counted as failures"
+
+# 8. No failure at all: status 3 then has another cause, not accepted
+log=$(report clean)
+known_defects_only "$log" >/dev/null
+ok $((! $?)) "status 3 with no known defect in the report is not accepted"
+ok "$(stressor_failures "$log" pipe)" "a clean report has no failure"
+
+# 9. A worker killed by a signal (stress-ng -v prints it)
+log=$(report signalled "stress-ng: debug: [90] process [96] (futex) terminated on signal: 11 (Segmentation fault)")
+[ "$(stressor_failures "$log" futex)" = 1 ]
+ok $? "a worker terminated by a signal is a failure"
+
+# 10. Status 7: only affinity's and sigsuspend's half-updated counters
+warn7() { echo "stress-ng: warn:  [90] $1: WARNING: bogo-ops counter in non-ready state, metrics are untrustworthy (process may have been terminated prematurely)"; }
+log=$(report metrics "$(warn7 affinity)" "$(warn7 sigsuspend)")
+metrics_race_only "$log" >/dev/null
+ok $? "status 7 from affinity's and sigsuspend's counters is accepted"
+log=$(report metrics-other "$(warn7 affinity)" "$(warn7 switch)")
+metrics_race_only "$log" >/dev/null
+ok $((! $?)) "status 7 from switch's counter is not"
+
+# 11. The guest has had no /dev/fd: no process substitution in the verdicts
+! grep -n '<(' "$top/tests/stress/verdicts.sh"
+ok $? "the verdicts use no process substitution"
+
+echo "1..$n"
+echo "# tests/host/stress-verdicts.t: $((n - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]
