@@ -171,7 +171,6 @@ static int opt_operators = 4;
 static int opt_pool;		/* default: 4 per CPU, at least 8 */
 static int opt_kill_bound_ms = 5000;
 static int opt_hang_ms = 60000;
-static int opt_freeze_bound_ms = 20000;
 static int opt_no_hotplug, opt_no_trace, opt_no_cgroup;
 static int opt_dl_hotplug;	/* DEADLINE tasks and CPU hotplug at the same time */
 static int opt_no_idlebatch;	/* every SCHED_IDLEBATCH becomes SCHED_OTHER: a baseline */
@@ -317,6 +316,9 @@ static atomic_long st_ptrace_stops, st_ptrace_slow, st_ptrace_abandoned;
 static atomic_ullong st_ptrace_worst_ns;
 static atomic_long st_freezes_measured;
 static atomic_ullong st_freeze_worst_ns;
+static atomic_long st_freezes_slow;
+/* Threads not frozen yet when a freeze became slow, by policy and state */
+static atomic_long st_freeze_laggards[10], st_freeze_laggards_running[10];
 static atomic_long st_pi_acq, st_pi_timeout, st_pi_dead, st_pi_err;
 static atomic_long st_rt_capped, st_unsettled;
 static atomic_long st_exits_voluntary, st_exits_signal;
@@ -823,7 +825,7 @@ static int cg_root_enabled_cpu;	/* we enabled +cpu in the root's subtree_control
 struct cg_freeze {
 	int requested;
 	uint64_t t0;
-	int measured, reported;
+	int measured, reported, slow;
 };
 static struct cg_freeze cg_freeze[NR_CGROUPS];
 static pthread_mutex_t cg_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -1939,6 +1941,7 @@ static int op_cg_freeze(struct draws *d)
 			cg_freeze[cg].t0 = now_ns();
 			cg_freeze[cg].measured = 0;
 			cg_freeze[cg].reported = 0;
+			cg_freeze[cg].slow = 0;
 		} else if (!on) {
 			cg_freeze[cg].requested = 0;
 		}
@@ -2446,6 +2449,69 @@ static void check_parks_sum(int final)
 			  final ? "at the end" : "while running", tasks, cpus - base);
 }
 
+/*
+ * Count the threads of cgroup @cg that have not reached the freezer yet,
+ * by policy, and those of them that are runnable (state R): waiting for a
+ * CPU, like a task that must die.  A thread in do_freezer_trap() is
+ * frozen; a stopped or traced one counts as frozen for cgroup.events.
+ */
+static void count_freeze_laggards(int cg)
+{
+	char path[256], buf[64];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/cgroup.threads", cg_path[cg]);
+	fp = fopen(path, "r");
+	while (fp && fgets(buf, sizeof(buf), fp)) {
+		char spath[64], stat[1024], wchan[64] = "";
+		pid_t tid = atoi(buf);
+		int pol = -1, fd, len;
+		char state = '?', *p;
+
+		snprintf(spath, sizeof(spath), "/proc/%d/wchan", tid);
+		fd = open(spath, O_RDONLY);
+		if (fd >= 0) {
+			len = read(fd, wchan, sizeof(wchan) - 1);
+			wchan[len > 0 ? len : 0] = '\0';
+			close(fd);
+		}
+		if (!strcmp(wchan, "do_freezer_trap") || !strcmp(wchan, "do_signal_stop") ||
+		    !strcmp(wchan, "ptrace_stop"))
+			continue;
+		snprintf(spath, sizeof(spath), "/proc/%d/stat", tid);
+		fd = open(spath, O_RDONLY);
+		if (fd < 0)
+			continue;
+		len = read(fd, stat, sizeof(stat) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		stat[len] = '\0';
+		p = strrchr(stat, ')');
+		if (!p)
+			continue;
+		/* after "pid (comm) ": state is field 3, the policy field 41 */
+		sscanf(p + 2, "%c", &state);
+		for (int field = 3; p && field < 41; field++)
+			p = strchr(p + 1, ' ');
+		if (p)
+			pol = atoi(p + 1);
+		if (pol < 0 || pol > 9)
+			continue;
+		atomic_fetch_add(&st_freeze_laggards[pol], 1);
+		if (state == 'R')
+			atomic_fetch_add(&st_freeze_laggards_running[pol], 1);
+	}
+	if (fp)
+		fclose(fp);
+}
+
+/*
+ * A freeze needs what a SIGKILL needs: each thread of the cgroup must run
+ * to its signal path.  So it has the kill's bounds: one slower than
+ * --kill-bound-ms is counted, with the policies of the threads it still
+ * waits for; one slower than --hang-ms is a hang.
+ */
 static void check_freezes(void)
 {
 	if (!cg_ok)
@@ -2472,7 +2538,15 @@ static void check_freezes(void)
 			atomic_fetch_add(&st_freezes_measured, 1);
 			atomic_fetch_add(&inv_checks[INV_FREEZE], 1);
 			atomic_max_u64(&st_freeze_worst_ns, lat);
-		} else if (now_ns() - f->t0 > (uint64_t)opt_freeze_bound_ms * 1000000ull && !f->reported) {
+			if (f->slow)
+				atomic_fetch_add(&st_freezes_slow, 1);
+			continue;
+		}
+		if (now_ns() - f->t0 > (uint64_t)opt_kill_bound_ms * 1000000ull && !f->slow) {
+			f->slow = 1;
+			count_freeze_laggards(cg);
+		}
+		if (now_ns() - f->t0 > (uint64_t)opt_hang_ms * 1000000ull && !f->reported) {
 			f->reported = 1;
 			atomic_fetch_add(&inv_checks[INV_FREEZE], 1);
 			violation(INV_FREEZE, "%s not frozen %.1f s after cgroup.freeze=1",
@@ -2871,8 +2945,16 @@ static int report(double secs)
 	printf("#   ptrace: %ld seize..detach rounds, slowest %.1f ms, %ld over 10 s, %ld given up at the end\n",
 	       (long)st_ptrace_stops, st_ptrace_worst_ns / 1e6, (long)st_ptrace_slow,
 	       (long)st_ptrace_abandoned);
-	printf("#   cgroup freezes measured: %ld, slowest %.1f ms\n",
-	       (long)st_freezes_measured, st_freeze_worst_ns / 1e6);
+	printf("#   cgroup freezes measured: %ld, slowest %.1f ms; %ld took over %d ms (a hang: over %d ms)\n",
+	       (long)st_freezes_measured, st_freeze_worst_ns / 1e6, (long)st_freezes_slow,
+	       opt_kill_bound_ms, opt_hang_ms);
+	printf("#   threads a freeze still waited for at %d ms, by policy (all, runnable):",
+	       opt_kill_bound_ms);
+	for (int i = 0; i < 10; i++)
+		if (st_freeze_laggards[i])
+			printf(" [%d] %ld, %ld", i, (long)st_freeze_laggards[i],
+			       (long)st_freeze_laggards_running[i]);
+	printf("\n");
 	printf("#   PI futex: operators %ld taken (%ld owner-died), %ld timeouts, %ld errors; pool %ld taken, %ld errors\n",
 	       (long)st_pi_acq, (long)st_pi_dead, (long)st_pi_timeout, (long)st_pi_err,
 	       shm ? (long)shm->pool_pi_acq : 0, shm ? (long)shm->pool_pi_err : 0);
@@ -2911,7 +2993,8 @@ static void usage(FILE *f)
 		"Fuzz SCHED_IDLEBATCH in the test guest (destructive: CPU hotplug, cgroups,\n"
 		"tracing; refuses to run without $VM_SCRATCH unless --force).\n"
 		"A kill slower than --kill-bound-ms (5000) is reported with what the kernel\n"
-		"says of the task; one slower than --hang-ms (60000) fails the run.\n"
+		"says of the task; one slower than --hang-ms (60000) fails the run.  A cgroup\n"
+		"freeze has the same bounds.\n"
 		"Valid SCHED_DEADLINE policies and CPU hotplug take turns, --phase S (10)\n"
 		"each, unless --dl-hotplug: together they crash this kernel in\n"
 		"inactive_task_timer() (a division by zero, not idle-batch's).\n"
