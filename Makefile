@@ -21,7 +21,7 @@ SANITIZE ?=
 TREE    := $(BUILD)/linux
 KERNEL  := $(BUILD)/bzImage-$(PREEMPT)
 
-.PHONY: all deps kernel-tree kernel kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt stress fuzz trinity abuse selftests sanitize soak demo bench bench-scale vm clean distclean
+.PHONY: all deps kernel-tree kernel kernel-distro kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt stress fuzz trinity abuse selftests sanitize soak demo bench bench-scale vm clean distclean
 
 all: kernel tools plugins tests
 
@@ -40,6 +40,16 @@ else
 	@scripts/kernel-build.sh $(BUILD) $(PREEMPT) san-$(SANITIZE) tests/config/sanitize-$(SANITIZE).config
 	@echo "make kernel: $(BUILD)/bzImage-san-$(SANITIZE) (run the suites on it: VM_KERNEL=$(BUILD)/bzImage-san-$(SANITIZE) tests/run-all tests/kernel/)"
 endif
+
+# The distribution's kernel: Debian's own configuration (linux-config-6.12,
+# or DISTRO_CONFIG=FILE) with the series and the policy on, the 9p and
+# virtio drivers the guest needs built in, nothing else changed:
+# build/bzImage-distro.  No modules are built (make bzImage); Debian's
+# 4,000 modules would all be built in with CONFIG_MODULES off.
+DISTRO_CONFIG ?= /usr/src/linux-config-6.12/config.amd64_none_amd64.xz
+kernel-distro: kernel-tree
+	@scripts/deps.sh --distro
+	@BASE_CONFIG=$(DISTRO_CONFIG) DEBUG_CONFIG=0 scripts/kernel-build.sh $(BUILD) asis distro tests/config/distro.config
 
 # The test kernel with sched_ext and BTF (twice as long to build):
 # build/bzImage-ext, for make check-ext.

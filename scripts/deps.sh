@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Install the Debian packages the project needs; quiet when all are present.
 #
-# Usage: scripts/deps.sh [--check] [--gui]
+# Usage: scripts/deps.sh [--check] [--gui] [--distro]
 #   --check  only report what is missing (exit 1 if anything is)
 #   --gui    also KernelShark itself, Xvfb and the screenshot tools
 #            (make screenshot; not needed to build or test)
+#   --distro also Debian's kernel configurations (make kernel-distro)
 set -euo pipefail
 
 packages=(
@@ -27,7 +28,8 @@ for arg in "$@"; do
 	case $arg in
 	--check) check=true ;;
 	--gui) packages+=(kernelshark xvfb xauth x11-apps netpbm) ;;
-	*) echo "usage: $0 [--check] [--gui]" >&2; exit 2 ;;
+	--distro) packages+=(linux-config-6.12) ;;
+	*) echo "usage: $0 [--check] [--gui] [--distro]" >&2; exit 2 ;;
 	esac
 done
 

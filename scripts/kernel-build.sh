@@ -2,18 +2,22 @@
 # Configure and build a guest bzImage from build/linux.
 #
 # Usage: scripts/kernel-build.sh BUILD_DIR PREEMPT [NAME [FRAGMENT...]]
-#   PREEMPT   full | voluntary | none
+#   PREEMPT   full | voluntary | none | asis (keep BASE_CONFIG's)
 #   NAME      object folder suffix (default: PREEMPT); the kernel is
 #             BUILD_DIR/obj-NAME/arch/x86/boot/bzImage, linked as
 #             BUILD_DIR/bzImage-NAME
 #   FRAGMENT  extra config fragments, merged last
 #   DEBUG_CONFIG=0 in the environment leaves tests/config/debug.config
 #   out (benchmark kernels: no lockdep or other debug overhead)
+#   BASE_CONFIG=FILE in the environment starts from FILE (a .config, or
+#   one compressed with xz) instead of tinyconfig and base.config: a
+#   distribution's configuration (make kernel-distro)
 #
 # The configuration is tinyconfig plus tests/config/base.config,
 # debug.config, preempt-PREEMPT.config and the extra fragments.  It is
-# regenerated only when a fragment or the kernel tree's HEAD changes, and
-# every value a fragment asks for is checked to be in the final .config.
+# regenerated only when a fragment, the base or the kernel tree's HEAD
+# changes, and every value a fragment asks for is checked to be in the
+# final .config.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,21 +32,33 @@ cfgdir=$top/tests/config
 
 die() { echo "kernel-build: $*" >&2; exit 1; }
 
+base=${BASE_CONFIG:-}
 case "$preempt" in
 full|voluntary|none) ;;
-*) die "PREEMPT must be full, voluntary or none (got '$preempt')" ;;
+asis) [ -n "$base" ] || die "PREEMPT asis keeps BASE_CONFIG's model: set BASE_CONFIG" ;;
+*) die "PREEMPT must be full, voluntary, none or asis (got '$preempt')" ;;
 esac
 [ -d "$tree/.git" ] || die "$tree is missing: run 'make kernel-tree' first"
+[ -z "$base" ] || [ -f "$base" ] || die "BASE_CONFIG $base does not exist"
 
-fragments=("$cfgdir/base.config")
+fragments=()
+[ -n "$base" ] || fragments+=("$cfgdir/base.config")
 [ "${DEBUG_CONFIG:-1}" = 0 ] || fragments+=("$cfgdir/debug.config")
-fragments+=("$cfgdir/preempt-$preempt.config")
+[ "$preempt" = asis ] || fragments+=("$cfgdir/preempt-$preempt.config")
 for f in "${extra[@]}"; do
 	fragments+=("$(realpath "$f")")
 done
 
 mkdir -p "$obj"
-stamp=$( { git -C "$tree" rev-parse "HEAD^{tree}"; cat "${fragments[@]}"; } | sha1sum | cut -d' ' -f1)
+# The base configuration, uncompressed
+base_text() {
+	case "$base" in
+	*.xz) xz -dc "$base" ;;
+	*) cat "$base" ;;
+	esac
+}
+stamp=$( { git -C "$tree" rev-parse "HEAD^{tree}"; [ -z "$base" ] || base_text; cat "${fragments[@]}"; } |
+	sha1sum | cut -d' ' -f1)
 
 # Depend mode: on a miss ccache does not run the preprocessor first, which
 # made a cold build take 908 s instead of 615 s without ccache (646 s in
@@ -52,8 +68,12 @@ export KBUILD_BUILD_USER=idlebatch KBUILD_BUILD_HOST=qemu-guest
 kmake() { make -s -C "$tree" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" "$@"; }
 
 if [ "$(cat "$obj/.idlebatch-config" 2>/dev/null)" != "$stamp" ] || [ ! -f "$obj/.config" ]; then
-	echo "kernel-build: configuring $obj ($preempt preemption)"
-	kmake tinyconfig >/dev/null
+	echo "kernel-build: configuring $obj ($preempt preemption${base:+, from $base})"
+	if [ -n "$base" ]; then
+		base_text >"$obj/.config"
+	else
+		kmake tinyconfig >/dev/null
+	fi
 	"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "${fragments[@]}" >/dev/null
 	kmake olddefconfig >/dev/null
 	# merge_config.sh only warns when a request is dropped; make it an error.
