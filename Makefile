@@ -190,7 +190,9 @@ selftests: deps kernel tools tests
 # kcsan ubsan), build the test kernel with it (make kernel SANITIZE=...)
 # and run the fuzzer, the stress mix, trinity (SAN_SECONDS each, default
 # 60) and the in-guest kernel tests on it (tests/sanitize/run).  Any
-# sanitizer report fails it.  Hours: each kernel builds from scratch.
+# KASAN or UBSAN report fails it, and a KCSAN report that involves the
+# series (tests/sanitize/kcsan-triage).  Hours: each kernel builds from
+# scratch.
 SANITIZERS ?= kasan kcsan ubsan
 SAN_SECONDS ?= 60
 sanitize: deps kernel-tree tools tests
