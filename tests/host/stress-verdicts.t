@@ -99,6 +99,13 @@ log=$(report signalled "stress-ng: debug: [90] process [96] (futex) terminated o
 [ "$(stressor_failures "$log" futex)" = 1 ]
 ok $? "a worker terminated by a signal is a failure"
 
+# 9b. stress-ng's own check of a worker's bogo-op counter names it with its instance
+log=$(report counters "stress-ng: fail:  [91] switch instance 0 corrupted bogo-ops counter, 1 vs 0" \
+	"stress-ng: fail:  [91] switch instance 0 hash error in bogo-ops counter and run flag, 2809859294 vs 0" \
+	"stress-ng: fail:  [91] metrics-check: stressor metrics corrupted, data is compromised")
+[ "$(stressor_failures "$log" switch)" = 2 ] && [ "$(stressor_failures "$log" sw)" = 0 ]
+ok $? "a corrupted counter of switch's instance 0 is switch's failure (2 lines), not another stressor's"
+
 # 10. Status 7: only affinity's and sigsuspend's half-updated counters
 warn7() { echo "stress-ng: warn:  [90] $1: WARNING: bogo-ops counter in non-ready state, metrics are untrustworthy (process may have been terminated prematurely)"; }
 log=$(report metrics "$(warn7 affinity)" "$(warn7 sigsuspend)")

@@ -95,9 +95,11 @@ known_defects_only() {
 }
 
 # How many failures LOG reports of STRESSOR that are not a known defect
-# (a failure line, or a worker ended by a signal, which stress-ng 0.15.06
+# (a failure line, "STRESSOR: ..." from the stressor or "STRESSOR instance
+# N ..." from stress-ng's check of its counters, or a worker ended by a
+# signal, which stress-ng 0.15.06
 # says with -v only, naming the stressor).  LOG STRESSOR
 stressor_failures() {
-	grep -E "(fail|error): .*\] $2:|\((stress-ng-)?$2\) terminated on signal" "$1" |
+	grep -E "(fail|error): .*\] $2( instance [0-9]+)?[: ]|\((stress-ng-)?$2\) terminated on signal" "$1" |
 		without_known_defects "$2" | grep -c .
 }
