@@ -21,7 +21,7 @@ SANITIZE ?=
 TREE    := $(BUILD)/linux
 KERNEL  := $(BUILD)/bzImage-$(PREEMPT)
 
-.PHONY: all deps kernel-tree kernel kernel-distro kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt stress fuzz trinity abuse selftests sanitize soak demo bench bench-scale vm clean distclean
+.PHONY: all deps kernel-tree kernel kernel-distro deb check-deb kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt stress fuzz trinity abuse selftests sanitize soak demo bench bench-scale vm clean distclean
 
 all: kernel tools plugins tests
 
@@ -50,6 +50,22 @@ DISTRO_CONFIG ?= /usr/src/linux-config-6.12/config.amd64_none_amd64.xz
 kernel-distro: kernel-tree
 	@scripts/deps.sh --distro
 	@BASE_CONFIG=$(DISTRO_CONFIG) DEBUG_CONFIG=0 scripts/kernel-build.sh $(BUILD) asis distro tests/config/distro.config
+
+# Debian packages of the patched kernel (linux-image, linux-headers,
+# linux-libc-dev) in build/deb/, from KCONFIG=FILE, or by default the
+# running kernel's configuration when it is a 6.12 one, otherwise
+# Debian's own (scripts/deb-build.sh).
+KCONFIG ?=
+deb: kernel-tree
+	@scripts/deps.sh --deb
+	@scripts/deb-build.sh $(BUILD) $(KCONFIG)
+
+# make deb's packages from the small test configuration, unpacked and
+# booted in the guest (tests/deb/package.t); not in make check: a cold
+# package build is as long as a test-kernel build.
+check-deb: kernel tools
+	@scripts/deps.sh --deb
+	@tests/deb/package.t
 
 # The test kernel with sched_ext and BTF (twice as long to build):
 # build/bzImage-ext, for make check-ext.

@@ -6,6 +6,7 @@
 #   --gui    also KernelShark itself, Xvfb and the screenshot tools
 #            (make screenshot; not needed to build or test)
 #   --distro also Debian's kernel configurations (make kernel-distro)
+#   --deb    also what make deb needs: debhelper and Debian's configurations
 set -euo pipefail
 
 packages=(
@@ -29,7 +30,8 @@ for arg in "$@"; do
 	--check) check=true ;;
 	--gui) packages+=(kernelshark xvfb xauth x11-apps netpbm) ;;
 	--distro) packages+=(linux-config-6.12) ;;
-	*) echo "usage: $0 [--check] [--gui] [--distro]" >&2; exit 2 ;;
+	--deb) packages+=(dpkg-dev debhelper linux-config-6.12) ;;
+	*) echo "usage: $0 [--check] [--gui] [--distro] [--deb]" >&2; exit 2 ;;
 	esac
 done
 

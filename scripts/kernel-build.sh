@@ -12,6 +12,7 @@
 #   BASE_CONFIG=FILE in the environment starts from FILE (a .config, or
 #   one compressed with xz) instead of tinyconfig and base.config: a
 #   distribution's configuration (make kernel-distro)
+#   KBUILD_TARGET=T builds T instead of bzImage (make deb: bindeb-pkg)
 #
 # The configuration is tinyconfig plus tests/config/base.config,
 # debug.config, preempt-PREEMPT.config and the extra fragments.  It is
@@ -100,7 +101,8 @@ if [ "$(cat "$obj/.idlebatch-config" 2>/dev/null)" != "$stamp" ] || [ ! -f "$obj
 	echo "$stamp" >"$obj/.idlebatch-config"
 fi
 
-echo "kernel-build: building $obj/arch/x86/boot/bzImage"
-kmake -j"$(nproc)" bzImage
-ln -sfn "obj-$name/arch/x86/boot/bzImage" "$build/bzImage-$name"
+target=${KBUILD_TARGET:-bzImage}
+echo "kernel-build: building $target in $obj"
+kmake -j"$(nproc)" "$target"
+[ "$target" != bzImage ] || ln -sfn "obj-$name/arch/x86/boot/bzImage" "$build/bzImage-$name"
 echo "kernel-build: $(cat "$obj/include/config/kernel.release") $(sed -n 's/.*UTS_VERSION "\(.*\)"/\1/p' "$obj/include/generated/utsversion.h"), $SECONDS s"
