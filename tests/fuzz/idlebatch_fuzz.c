@@ -2463,10 +2463,9 @@ static void count_freeze_laggards(int cg)
 	snprintf(path, sizeof(path), "%s/cgroup.threads", cg_path[cg]);
 	fp = fopen(path, "r");
 	while (fp && fgets(buf, sizeof(buf), fp)) {
-		char spath[64], stat[1024], wchan[64] = "";
+		char spath[64], sbuf[4096], wchan[64] = "", *f, state;
 		pid_t tid = atoi(buf);
-		int pol = -1, fd, len;
-		char state = '?', *p;
+		int pol, fd, len;
 
 		snprintf(spath, sizeof(spath), "/proc/%d/wchan", tid);
 		fd = open(spath, O_RDONLY);
@@ -2478,24 +2477,9 @@ static void count_freeze_laggards(int cg)
 		if (!strcmp(wchan, "do_freezer_trap") || !strcmp(wchan, "do_signal_stop") ||
 		    !strcmp(wchan, "ptrace_stop"))
 			continue;
-		snprintf(spath, sizeof(spath), "/proc/%d/stat", tid);
-		fd = open(spath, O_RDONLY);
-		if (fd < 0)
-			continue;
-		len = read(fd, stat, sizeof(stat) - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		stat[len] = '\0';
-		p = strrchr(stat, ')');
-		if (!p)
-			continue;
-		/* after "pid (comm) ": state is field 3, the policy field 41 */
-		sscanf(p + 2, "%c", &state);
-		for (int field = 3; p && field < 41; field++)
-			p = strchr(p + 1, ' ');
-		if (p)
-			pol = atoi(p + 1);
+		f = stat_fields(tid, sbuf, sizeof(sbuf));
+		state = f ? *f : '?';
+		pol = (int)stat_field(tid, 41);
 		if (pol < 0 || pol > 9)
 			continue;
 		atomic_fetch_add(&st_freeze_laggards[pol], 1);
