@@ -39,10 +39,8 @@ fi
 
 mkdir -p "$build/deb"
 base=$build/deb/base.config
-case "$kconfig" in
-*.xz) xz -dc "$kconfig" ;;
-*) cat "$kconfig" ;;
-esac | grep -vE '^CONFIG_(MODULE_SIG_KEY|SYSTEM_TRUSTED_KEYS|SYSTEM_REVOCATION_KEYS|BUILD_SALT)=' >"$base"
+# xz -f passes a plain file through
+xz -dcf "$kconfig" | grep -vE '^CONFIG_(MODULE_SIG_KEY|SYSTEM_TRUSTED_KEYS|SYSTEM_REVOCATION_KEYS|BUILD_SALT)=' >"$base"
 grep -q '^CONFIG_' "$base" || die "$kconfig is not a kernel configuration"
 grep -qE '^CONFIG_(X86_64|64BIT)=y' "$base" || die "$kconfig is not an x86-64 configuration"
 

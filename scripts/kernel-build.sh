@@ -51,13 +51,8 @@ for f in "${extra[@]}"; do
 done
 
 mkdir -p "$obj"
-# The base configuration, uncompressed
-base_text() {
-	case "$base" in
-	*.xz) xz -dc "$base" ;;
-	*) cat "$base" ;;
-	esac
-}
+# The base configuration, uncompressed (xz -f passes a plain file through)
+base_text() { xz -dcf "$base"; }
 stamp=$( { git -C "$tree" rev-parse "HEAD^{tree}"; [ -z "$base" ] || base_text; cat "${fragments[@]}"; } |
 	sha1sum | cut -d' ' -f1)
 
