@@ -21,7 +21,7 @@ SANITIZE ?=
 TREE    := $(BUILD)/linux
 KERNEL  := $(BUILD)/bzImage-$(PREEMPT)
 
-.PHONY: all deps kernel-tree kernel kernel-distro deb check-deb kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt stress fuzz trinity abuse selftests sanitize soak demo bench bench-scale vm clean distclean
+.PHONY: all deps kernel-tree kernel kernel-distro check-distro deb check-deb kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt stress fuzz trinity abuse selftests sanitize soak demo bench bench-scale vm clean distclean
 
 all: kernel tools plugins tests
 
@@ -51,6 +51,14 @@ kernel-distro: kernel-tree
 	@scripts/deps.sh --distro
 	@BASE_CONFIG=$(DISTRO_CONFIG) DEBUG_CONFIG=0 scripts/kernel-build.sh $(BUILD) asis distro tests/config/distro.config
 
+# On that kernel: the policy's in-guest suites under each preemption
+# model chosen at boot (voluntary, full, none) and with nohz_full=, and
+# work started by crun and systemd (tests/distro/): about four
+# test-kernel suite runs, so not part of 'make check'.
+check-distro: deps kernel-distro tools tests
+	@scripts/deps.sh --distro
+	@tests/run-all tests/distro/
+
 # Debian packages of the patched kernel (linux-image, linux-headers,
 # linux-libc-dev) in build/deb/, from KCONFIG=FILE, or by default the
 # running kernel's configuration when it is a 6.12 one, otherwise
@@ -65,7 +73,7 @@ deb: kernel-tree
 # package build is as long as a test-kernel build.
 check-deb: kernel tools
 	@scripts/deps.sh --deb
-	@tests/deb/package.t
+	@tests/run-all tests/deb/
 
 # The test kernel with sched_ext and BTF (twice as long to build):
 # build/bzImage-ext, for make check-ext.

@@ -5,7 +5,8 @@
 #   --check  only report what is missing (exit 1 if anything is)
 #   --gui    also KernelShark itself, Xvfb and the screenshot tools
 #            (make screenshot; not needed to build or test)
-#   --distro also Debian's kernel configurations (make kernel-distro)
+#   --distro also Debian's kernel configurations (make kernel-distro), and
+#            crun and systemd for the tests of services and containers on it
 #   --deb    also what make deb needs: debhelper and Debian's configurations
 set -euo pipefail
 
@@ -29,7 +30,7 @@ for arg in "$@"; do
 	case $arg in
 	--check) check=true ;;
 	--gui) packages+=(kernelshark xvfb xauth x11-apps netpbm) ;;
-	--distro) packages+=(linux-config-6.12) ;;
+	--distro) packages+=(linux-config-6.12 crun systemd) ;;
 	--deb) packages+=(dpkg-dev debhelper linux-config-6.12) ;;
 	*) echo "usage: $0 [--check] [--gui] [--distro] [--deb]" >&2; exit 2 ;;
 	esac

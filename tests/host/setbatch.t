@@ -85,6 +85,17 @@ else
 	done
 fi
 
+# The static build (for container images): linked statically, and the
+# same tool
+static=$top/build/tools/static/setbatch
+if [ -x "$static" ] && file -bL "$static" | grep -q 'statically linked' &&
+	[ "$("$static" --version 2>&1)" = "$("$top/build/tools/setbatch" --version 2>&1)" ]; then
+	ok "build/tools/static/setbatch is statically linked and says the same version"
+else
+	notok "build/tools/static/setbatch is statically linked and says the same version" \
+		"$(file -bL "$static" 2>&1)" "$("$static" --version 2>&1)"
+fi
+
 # The man page renders without warnings.
 if w=$(groff -man -Tutf8 -ww -z "$top/tools/setbatch.8" 2>&1) && [ -z "$w" ]; then
 	ok "setbatch.8 renders without warnings"

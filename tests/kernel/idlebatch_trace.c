@@ -652,12 +652,30 @@ TEST_F_TIMEOUT(trace, tools, 180)
 	if (access("/usr/bin/bpftrace", X_OK)) {
 		TH_LOG("bpftrace is not installed");
 		EXPECT_EQ(0, access("/usr/bin/bpftrace", X_OK));
+	} else if (!access("/sys/kernel/btf/vmlinux", R_OK)) {
+		/*
+		 * A kernel with BTF (a distribution's): bpftrace reads the
+		 * events' types, and the kernel's structures, from it.
+		 * curtask is a struct task_struct * only through BTF, and
+		 * the user-mode preemption point fires in the preempted
+		 * idle-batch task's own context.
+		 */
+		snprintf(cmd, sizeof(cmd), "bpftrace -e "
+			 "'tracepoint:sched_batch:sched_batch_park { @parks[args->cpu] = count(); } "
+			 "tracepoint:sched_batch:sched_batch_user_preempt { @policy[curtask->policy] = count(); } "
+			 "interval:s:2 { exit(); }' >%s/bt.out 2>&1; cat %s/bt.out", scratch, scratch);
+		EXPECT_TRUE(output_has(cmd, "@parks[1]:")) TH_LOG("bpftrace: %s", cmd);
+		snprintf(cmd, sizeof(cmd), "cat %s/bt.out", scratch);
+		EXPECT_TRUE(output_has(cmd, "@policy[8]:")) TH_LOG("bpftrace: %s", cmd);
 	} else {
 		/* tests/kernel/bpftrace-types.h: the guest kernel has no BTF */
 		char top[400] = "";
 		ssize_t len = readlink("/proc/self/exe", top, sizeof(top) - 1);
 		char *build = len > 0 ? strstr(top, "/build/tests/") : NULL;
 
+		/* make check-distro boots a kernel that must have BTF */
+		EXPECT_EQ(NULL, getenv("IDLEBATCH_EXPECT_BTF"))
+			TH_LOG("this kernel has no /sys/kernel/btf/vmlinux");
 		ASSERT_NE(NULL, build);
 		*build = 0;
 		snprintf(cmd, sizeof(cmd), "bpftrace --include %s/tests/kernel/bpftrace-types.h "
