@@ -39,6 +39,50 @@ static inline uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/*
+ * The running kernel's tick in ns, from its configuration (every guest
+ * kernel has CONFIG_IKCONFIG_PROC).  A bound that rests on when a tick
+ * comes is written in ticks, so that it means the same on the test
+ * kernel (HZ=1000) and on a distribution's (Debian: HZ=250, a 4 ms
+ * tick).  sysconf(_SC_CLK_TCK) would not do: it is USER_HZ, always 100.
+ */
+static inline uint64_t tick_ns(void)
+{
+	static uint64_t tick;
+	char line[128];
+	long hz = 0;
+	FILE *p;
+
+	if (tick)
+		return tick;
+	p = popen("zcat /proc/config.gz 2>/dev/null", "r");
+	while (p && fgets(line, sizeof(line), p))
+		if (!strncmp(line, "CONFIG_HZ=", 10))
+			hz = strtol(line + 10, NULL, 10);
+	if (p)
+		pclose(p);
+	if (hz <= 0) {
+		fprintf(stderr, "tick_ns: no CONFIG_HZ in /proc/config.gz\n");
+		abort();
+	}
+	tick = 1000000000ull / hz;
+	return tick;
+}
+
+/*
+ * The most CPU a task that should get none may show over @window_s, in
+ * percent: @percent, or one tick if that is more.  A parked task next to
+ * a busy normal one never runs, but a task that has just become
+ * idle-batch, or was woken, runs in normal scheduling until its next
+ * user-mode tick parks it: up to a tick, 1 ms at HZ=1000 and 4 ms at 250.
+ */
+static inline double starved_share_bound(double percent, double window_s)
+{
+	double tick = 100.0 * (double)tick_ns() / (window_s * 1e9);
+
+	return tick > percent ? tick : percent;
+}
+
 /* CPU time the calling thread has used, in ns */
 static inline double thread_cpu_ns(void)
 {

@@ -217,7 +217,8 @@ TEST_F_TIMEOUT(work, kernel_heavy_work_next_to_a_hog_gets_no_cpu, 120)
 		share = 100.0 * (double)(c1 - c0) / (double)(w1 - w0);
 		TH_LOG("%-26s %11.1f ms %11.3f%%", work_names[kind], parked_after / 1e6, share);
 		EXPECT_LT(parked_after, 1000000000ull) TH_LOG("%s: first park", work_names[kind]);
-		EXPECT_LT(share, 0.1) TH_LOG("%s: CPU share", work_names[kind]);
+		EXPECT_LT(share, starved_share_bound(0.1, (w1 - w0) / 1e9))
+			TH_LOG("%s: CPU share", work_names[kind]);
 		stop_work(bg);
 	}
 	stop_task(hog);
@@ -225,7 +226,10 @@ TEST_F_TIMEOUT(work, kernel_heavy_work_next_to_a_hog_gets_no_cpu, 120)
 
 /*
  * Five equal-nice idle-batch tasks of different kinds alone on a CPU, for
- * 10 s with 100 ms timeslices: each gets its fifth within 10%.
+ * 10 s with 100 ms timeslices: each gets its fifth within 9%, plus a tick
+ * per slice: a slice's end is noticed at a tick, so a turn that starts
+ * between ticks (after a nap or a read) may run up to a tick long (10%
+ * at HZ=1000, 13% at HZ=250).
  */
 TEST_F_TIMEOUT(work, equal_shares_whatever_the_work, 60)
 {
@@ -235,7 +239,7 @@ TEST_F_TIMEOUT(work, equal_shares_whatever_the_work, 60)
 	const int n = ARRAY_SIZE(kinds);
 	uint64_t c0[ARRAY_SIZE(kinds)], w0, w1, total = 0;
 	pid_t pids[ARRAY_SIZE(kinds)];
-	double used[ARRAY_SIZE(kinds)];
+	double used[ARRAY_SIZE(kinds)], band;
 
 	ASSERT_EQ(0, write_file("/proc/sys/kernel/sched_idlebatch_slice_ms", "100"));
 	for (int i = 0; i < n; i++)
@@ -253,12 +257,14 @@ TEST_F_TIMEOUT(work, equal_shares_whatever_the_work, 60)
 	for (int i = 0; i < n; i++)
 		stop_work(pids[i]);
 	TH_LOG("CPU %d was %.1f%% used in %.1f s", CPU, 100.0 * total / (w1 - w0), (w1 - w0) / 1e9);
+	band = 0.09 + (double)tick_ns() / 100e6;
 	for (int i = 0; i < n; i++) {
 		double share = used[i] / (double)total;
 
-		TH_LOG("%-26s %5.1f%% of the time they got", work_names[kinds[i]], 100 * share);
-		EXPECT_GT(share * n, 0.9) TH_LOG("%s", work_names[kinds[i]]);
-		EXPECT_LT(share * n, 1.1) TH_LOG("%s", work_names[kinds[i]]);
+		TH_LOG("%-26s %5.1f%% of the time they got (a fifth within %.0f%%)",
+		       work_names[kinds[i]], 100 * share, 100 * band);
+		EXPECT_GT(share * n, 1 - band) TH_LOG("%s", work_names[kinds[i]]);
+		EXPECT_LT(share * n, 1 + band) TH_LOG("%s", work_names[kinds[i]]);
 	}
 }
 
@@ -408,7 +414,7 @@ TEST_F(work, an_idle_batch_vfork_child_is_parked)
 	usleep(500000);
 	share = cpu_share(child, 3.0);
 	TH_LOG("a spinning vfork() child of an idle-batch parent next to a hog: %.3f%%", share);
-	EXPECT_LT(share, 0.1);
+	EXPECT_LT(share, starved_share_bound(0.1, 3.0));
 	stop_task(child);
 	/* Back from vfork(), the parent is parked next to the hog. */
 	stop_task(parent);
