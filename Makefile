@@ -149,20 +149,24 @@ demo: deps kernel tools tests
 # check runs short ones): stress-ng's scheduler stressors with idle-batch
 # workers, all at once and each alone, STRESS_SECONDS each, on idle CPUs
 # and next to normal hogs, plus pi_stress and cyclictest, on a 4-CPU guest
-# under each preemption model's kernel (three kernel builds); then
-# HOTPLUG_CYCLES offline/online cycles of each of CPUs 1-3 under idle-batch
-# tasks of every kind.
+# under each preemption model: one PREEMPT_DYNAMIC build of the test
+# kernel (lockdep and all) booted with preempt=full, voluntary and none,
+# each boot checking the model in force; then HOTPLUG_CYCLES
+# offline/online cycles of each of CPUs 1-3 under idle-batch tasks of
+# every kind.
 STRESS_SECONDS ?= 30
 HOTPLUG_CYCLES ?= 100
+STRESS_MODELS ?= full voluntary none
 stress: deps kernel-tree tools tests
-	@failed=""; for m in full voluntary none; do \
-		scripts/kernel-build.sh $(BUILD) $$m || exit 1; \
-		echo "# ==== PREEMPT=$$m"; \
-		STRESS_SMP=4 VM_KERNEL=$(abspath $(BUILD))/bzImage-$$m tests/kernel/stress.t \
-			--seconds $(STRESS_SECONDS) --sequential || failed="$$failed $$m"; \
+	@scripts/kernel-build.sh $(BUILD) dynamic
+	@failed=""; for m in $(STRESS_MODELS); do \
+		echo "# ==== preempt=$$m"; \
+		STRESS_SMP=4 STRESS_APPEND=preempt=$$m VM_KERNEL=$(abspath $(BUILD))/bzImage-dynamic \
+			tests/kernel/stress.t --seconds $(STRESS_SECONDS) --sequential \
+			--expect-preempt $$m || failed="$$failed $$m"; \
 	done; \
 	echo "# ==== hotplug storm: $(HOTPLUG_CYCLES) cycles of each CPU"; \
-	VM_KERNEL=$(abspath $(BUILD))/bzImage-full GUEST_ENV=HOTPLUG_CYCLES=$(HOTPLUG_CYCLES) \
+	VM_KERNEL=$(abspath $(BUILD))/bzImage-dynamic GUEST_ENV=HOTPLUG_CYCLES=$(HOTPLUG_CYCLES) \
 		tests/kernel/balance.t idlebatch_hotplug || failed="$$failed hotplug"; \
 	[ -z "$$failed" ] || { echo "# FAILED:$$failed"; exit 1; }
 

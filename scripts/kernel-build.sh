@@ -2,7 +2,9 @@
 # Configure and build a guest bzImage from build/linux.
 #
 # Usage: scripts/kernel-build.sh BUILD_DIR PREEMPT [NAME [FRAGMENT...]]
-#   PREEMPT   full | voluntary | none | asis (keep BASE_CONFIG's)
+#   PREEMPT   full | voluntary | none | dynamic (PREEMPT_DYNAMIC: the model
+#             is chosen at boot with preempt=, full by default) | asis
+#             (keep BASE_CONFIG's)
 #   NAME      object folder suffix (default: PREEMPT); the kernel is
 #             BUILD_DIR/obj-NAME/arch/x86/boot/bzImage, linked as
 #             BUILD_DIR/bzImage-NAME
@@ -35,9 +37,9 @@ die() { echo "kernel-build: $*" >&2; exit 1; }
 
 base=${BASE_CONFIG:-}
 case "$preempt" in
-full|voluntary|none) ;;
+full|voluntary|none|dynamic) ;;
 asis) [ -n "$base" ] || die "PREEMPT asis keeps BASE_CONFIG's model: set BASE_CONFIG" ;;
-*) die "PREEMPT must be full, voluntary, none or asis (got '$preempt')" ;;
+*) die "PREEMPT must be full, voluntary, none, dynamic or asis (got '$preempt')" ;;
 esac
 [ -d "$tree/.git" ] || die "$tree is missing: run 'make kernel-tree' first"
 [ -z "$base" ] || [ -f "$base" ] || die "BASE_CONFIG $base does not exist"

@@ -7,6 +7,8 @@
 # each preemption model's kernel.
 # Usage: tests/kernel/stress.t [MIX-OPTIONS...]   (default: tests/stress/short,
 #   each run STRESS_SHORT_SECONDS long, default 6)
+#   STRESS_APPEND=ARGS adds ARGS to the guest kernel's command line (make
+#   stress: preempt=MODEL on a PREEMPT_DYNAMIC kernel)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -18,8 +20,12 @@ if [ $# -gt 0 ]; then
 else
 	cmd=("$top/tests/stress/short" ${STRESS_SHORT_SECONDS:-})
 fi
-log=$top/build/vm/kernel-stress-$(basename "$kernel").log
+append=${STRESS_APPEND:-}
+tag=${append//[^a-z0-9=]/_}
+log=$top/build/vm/kernel-stress-$(basename "$kernel")${tag:+-$tag}.log
 
 echo "TAP version 13"
 echo "# guest: $smp CPUs, kernel $kernel"
-exec "$top/tests/vm/tap-run" --kernel "$kernel" --smp "$smp" --timeout 3000 --log "$log" -- "${cmd[@]}"
+[ -z "$append" ] || echo "# kernel command line adds: $append"
+exec "$top/tests/vm/tap-run" --kernel "$kernel" --smp "$smp" --timeout 3000 --log "$log" \
+	${append:+--append "$append"} -- "${cmd[@]}"
