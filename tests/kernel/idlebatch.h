@@ -69,6 +69,14 @@ static inline uint64_t tick_ns(void)
 	return tick;
 }
 
+/* @ns, or @ticks ticks of the running kernel if that is more */
+static inline uint64_t ns_or_ticks(uint64_t ns, unsigned int ticks)
+{
+	uint64_t t = ticks * tick_ns();
+
+	return t > ns ? t : ns;
+}
+
 /*
  * The most CPU a task that should get none may show over @window_s, in
  * percent: @percent, or one tick if that is more.  A parked task next to

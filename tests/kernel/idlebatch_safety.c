@@ -55,7 +55,7 @@ static pid_t add_parked(struct _test_data_safety *self)
 static int starved(pid_t pid)
 {
 	uint64_t c0 = cputime_ns(pid);
-	uint64_t bound = tick_ns() > 1000000 ? tick_ns() : 1000000;
+	uint64_t bound = ns_or_ticks(1000000, 1);
 
 	usleep(300000);
 	return cputime_ns(pid) - c0 < bound;

@@ -375,7 +375,7 @@ TEST_F(trace, park_unpark_pairs)
 	 * one and its way out of the kernel: a few ms at most, 10 ms or three
 	 * ticks (12 ms at HZ=250), whichever is more.
 	 */
-	overrun = 3 * tick_ns() > 10000000 ? 3 * tick_ns() : 10000000;
+	overrun = ns_or_ticks(10000000, 3);
 	for (int i = 0; i < nr_events; i++)
 		if (is_event(&events[i], "park", -1) &&
 		    !strcmp(field_str(&events[i], "queue", buf, sizeof(buf)), "expired")) {
