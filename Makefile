@@ -201,7 +201,10 @@ trinity: deps kernel tools tests
 # clone3, and sched_ext's where clang-19 can build them), the whole list,
 # three times: on a kernel built without the policy, on the test kernel as
 # usual, and there with every test process idle-batch; then the three
-# result sets side by side, tests and subtests (tests/selftests/compare).
+# result sets side by side, tests and subtests (tests/selftests/compare,
+# with the differences tests/selftests/excuses.sh excuses).  The tests
+# that need SMT siblings (core scheduling's) run the same three ways in a
+# guest of one core's two threads.
 # About 70 minutes under TCG.  make check runs the short subset in the
 # last two ways (tests/kernel/selftests.t).
 selftests: deps kernel tools tests
@@ -213,6 +216,11 @@ selftests: deps kernel tools tests
 	tests/selftests/run --kernel $(abspath $(KERNEL)) idlebatch $$r/on-idlebatch || f=1; \
 	tests/selftests/compare-excused --subtests \
 		off=$$r/off-normal on=$$r/on-normal on-idlebatch=$$r/on-idlebatch || f=1; \
+	tests/selftests/run --kernel $(BUILD)/bzImage-idlebatch-off --smt normal $$r/off-smt || f=1; \
+	tests/selftests/run --kernel $(abspath $(KERNEL)) --smt normal $$r/on-smt || f=1; \
+	tests/selftests/run --kernel $(abspath $(KERNEL)) --smt idlebatch $$r/on-idlebatch-smt || f=1; \
+	tests/selftests/compare-excused --subtests \
+		off=$$r/off-smt on=$$r/on-smt on-idlebatch=$$r/on-idlebatch-smt || f=1; \
 	exit $$f
 
 # The suites on sanitizer kernels: for each of SANITIZERS (default kasan
