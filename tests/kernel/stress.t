@@ -27,5 +27,16 @@ log=$top/build/vm/kernel-stress-$(basename "$kernel")${tag:+-$tag}.log
 echo "TAP version 13"
 echo "# guest: $smp CPUs, kernel $kernel"
 [ -z "$append" ] || echo "# kernel command line adds: $append"
-exec "$top/tests/vm/tap-run" --kernel "$kernel" --smp "$smp" --timeout 3000 --log "$log" \
+# The guest's time limit: 3000 s, or for --sequential (each of the mix's
+# 25 stressors alone too, in both modes) two minutes a run more than its
+# seconds, since a slow or busy host stretches each run's end.
+timeout=3000
+if [[ " $* " == *" --sequential "* ]]; then
+	secs=10
+	for ((i = 1; i < $#; i++)); do
+		[ "${!i}" = --seconds ] && { j=$((i + 1)); secs=${!j}; }
+	done
+	timeout=$((600 + 2 * 26 * (secs + 120)))
+fi
+exec "$top/tests/vm/tap-run" --kernel "$kernel" --smp "$smp" --timeout "$timeout" --log "$log" \
 	${append:+--append "$append"} -- "${cmd[@]}"
