@@ -21,7 +21,7 @@ SANITIZE ?=
 TREE    := $(BUILD)/linux
 KERNEL  := $(BUILD)/bzImage-$(PREEMPT)
 
-.PHONY: all deps kernel-tree kernel kernel-distro check-distro deb check-deb kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt stress fuzz trinity abuse selftests sanitize soak demo bench bench-scale vm clean distclean
+.PHONY: all deps kernel-tree kernel kernel-distro check-distro deb check-deb kernel-ext check-ext series export-patches tools plugins install install-system install-user uninstall uninstall-system uninstall-user fixture screenshot tests check check-preempt stress fuzz trinity abuse selftests selftests-ext sanitize soak demo bench bench-scale vm clean distclean
 
 all: kernel tools plugins tests
 
@@ -198,8 +198,8 @@ trinity: deps kernel tools tests
 
 # The kernel's own selftests (scripts/build-selftests.sh: sched, futex,
 # rseq, timers, cgroup, ptrace, sigaltstack, pidfd, proc, membarrier,
-# clone3, and sched_ext's where clang-19 can build them), the whole list,
-# three times: on a kernel built without the policy, on the test kernel as
+# clone3; sched_ext's need their own kernels: make selftests-ext), the
+# whole list, three times: on a kernel built without the policy, on the test kernel as
 # usual, and there with every test process idle-batch; then the three
 # result sets side by side, tests and subtests (tests/selftests/compare,
 # with the differences tests/selftests/excuses.sh excuses).  The tests
@@ -208,7 +208,7 @@ trinity: deps kernel tools tests
 # About 70 minutes under TCG.  make check runs the short subset in the
 # last two ways (tests/kernel/selftests.t).
 selftests: deps kernel tools tests
-	@scripts/build-selftests.sh $(BUILD)
+	@SCHED_EXT=0 scripts/build-selftests.sh $(BUILD)
 	@scripts/kernel-build.sh $(BUILD) $(PREEMPT) idlebatch-off tests/config/idlebatch-off.config
 	@r=$(BUILD)/selftests/results f=0; \
 	tests/selftests/run --kernel $(BUILD)/bzImage-idlebatch-off normal $$r/off-normal || f=1; \
@@ -221,6 +221,25 @@ selftests: deps kernel tools tests
 	tests/selftests/run --kernel $(abspath $(KERNEL)) --smt idlebatch $$r/on-idlebatch-smt || f=1; \
 	tests/selftests/compare-excused --subtests \
 		off=$$r/off-smt on=$$r/on-smt on-idlebatch=$$r/on-idlebatch-smt || f=1; \
+	exit $$f
+
+# sched_ext's selftests (tools/testing/selftests/sched_ext, built with
+# clang-19 against the BTF of make kernel-ext's kernel) the same three
+# ways: on that kernel built without the policy (bzImage-ext-off), on it
+# as usual, and there with every test process idle-batch, whose tasks the
+# tests' BPF schedulers then take over.  Two kernels with debug info and
+# BTF: about 90 minutes to build here, then about 20 to run.
+selftests-ext: deps kernel-ext tools tests
+	@scripts/kernel-build.sh $(BUILD) full ext-off tests/config/ext.config tests/config/idlebatch-off.config
+	@SELFTESTS_DIR=$(BUILD)/selftests-ext TARGETS=sched scripts/build-selftests.sh $(BUILD)
+	@test -x $(BUILD)/selftests-ext/install/sched_ext/runner || \
+		{ echo "selftests-ext: sched_ext's selftests did not build (see $(BUILD)/selftests-ext/build.log)" >&2; exit 1; }
+	@r=$(BUILD)/selftests/results i=$(BUILD)/selftests-ext/install f=0; \
+	tests/selftests/run --install $$i --tests sched_ext --kernel $(BUILD)/bzImage-ext-off normal $$r/ext-off-normal || f=1; \
+	tests/selftests/run --install $$i --tests sched_ext --kernel $(BUILD)/bzImage-ext normal $$r/ext-normal || f=1; \
+	tests/selftests/run --install $$i --tests sched_ext --kernel $(BUILD)/bzImage-ext idlebatch $$r/ext-idlebatch || f=1; \
+	tests/selftests/compare-excused --subtests \
+		off=$$r/ext-off-normal on=$$r/ext-normal on-idlebatch=$$r/ext-idlebatch || f=1; \
 	exit $$f
 
 # The suites on sanitizer kernels: for each of SANITIZERS (default kasan

@@ -5,7 +5,7 @@
 # Usage: scripts/build-selftests.sh [BUILD_DIR]
 #   BUILD_DIR  the project's build folder (default: build/ of this checkout);
 #              the sources come from BUILD_DIR/linux and everything goes to
-#              BUILD_DIR/selftests:
+#              BUILD_DIR/selftests (or SELFTESTS_DIR):
 #                obj/usr/include   UAPI headers (make headers_install O=obj),
 #                                  the KHDR_INCLUDES of the build
 #                obj/kselftest/    the objects (kselftest's O= build)
@@ -14,6 +14,9 @@
 #                build.log         the full make output
 # Environment:
 #   TARGETS        the kselftest targets (default: see below)
+#   SELFTESTS_DIR  where to build and install instead of BUILD_DIR/selftests,
+#                  so that a build of a few targets (make check's short
+#                  test, make selftests-ext) leaves the whole install alone
 #   SCHED_EXT=0    leave the sched_ext selftests out; otherwise they are
 #                  built (clang-19, libzstd-dev, a vmlinux with BTF) when
 #                  possible, and the reason is printed when not
@@ -30,7 +33,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(realpath -m "${1:-$top/build}")
 tree=$build/linux
-out=$build/selftests
+out=$(realpath -m "${SELFTESTS_DIR:-$build/selftests}")
 obj=$out/obj
 inst=$out/install
 log=$out/build.log

@@ -24,7 +24,9 @@ targets=$(sed -n '/^SHORT=(/,/^)/p' tests/selftests/run | grep -oE "[a-z0-9_]+:"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 start=$(date +%s)
-TARGETS=$targets SCHED_EXT=0 scripts/build-selftests.sh "$top/build" >"$log" 2>&1
+# In a folder of its own: make selftests' whole install stays as it is
+install=$top/build/selftests-short/install
+TARGETS=$targets SCHED_EXT=0 SELFTESTS_DIR=$top/build/selftests-short scripts/build-selftests.sh "$top/build" >"$log" 2>&1
 rc=$?
 tail -n 3 "$log" | sed 's/^/# /'
 ok $rc "the selftests of $targets build ($(($(date +%s) - start)) s)"
@@ -35,7 +37,7 @@ fi
 
 for mode in normal idlebatch; do
 	start=$(date +%s)
-	tests/selftests/run --short --kernel "$kernel" "$mode" "$results/check-$mode" >"$log" 2>&1
+	tests/selftests/run --short --install "$install" --kernel "$kernel" "$mode" "$results/check-$mode" >"$log" 2>&1
 	rc=$?
 	tail -n 4 "$log" | sed 's/^/# /'
 	vm=$(cat "$results/check-$mode/vm-status" 2>/dev/null || echo '?')
