@@ -3,16 +3,21 @@
 # hotplug storm and a normal-task latency probe together in a 4-CPU guest
 # on the debug kernel (tests/soak/in-guest), with a summary.  make check
 # runs 2 minutes with a fixed seed; make soak DURATION=S SEED=N runs longer.
-# SOAK_SECONDS and SOAK_SEED override the defaults (120 and 11).
+# SOAK_SECONDS and SOAK_SEED override the defaults (120 and 11);
+# SOAK_BASELINE=1 runs the same soak without the policy (no idle-batch
+# task), to tell the kernel's behaviour under the load from the policy's.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 kernel=${VM_KERNEL:-$top/build/bzImage-full}
 seconds=${SOAK_SECONDS:-120} seed=${SOAK_SEED:-11}
-log=$top/build/vm/kernel-soak.log
+baseline=() log=$top/build/vm/kernel-soak.log
+if [ "${SOAK_BASELINE:-0}" = 1 ]; then
+	baseline=(baseline) log=$top/build/vm/kernel-soak-baseline.log
+fi
 
 echo "TAP version 13"
-echo "# soak: $seconds s, seed $seed, kernel $kernel (reproduce: SOAK_SECONDS=$seconds SOAK_SEED=$seed tests/kernel/soak.t)"
+echo "# soak: $seconds s, seed $seed, kernel $kernel (reproduce: SOAK_SECONDS=$seconds SOAK_SEED=$seed${baseline:+ SOAK_BASELINE=1} tests/kernel/soak.t)"
 if ! tests/fuzz/run --build-only >/dev/null; then
 	echo "1..1"
 	echo "not ok 1 - the fuzzer builds"
@@ -20,4 +25,4 @@ if ! tests/fuzz/run --build-only >/dev/null; then
 fi
 # The fuzzer's tracing switches need single-threaded TCG (tests/fuzz/run)
 exec "$top/tests/vm/tap-run" --kernel "$kernel" --smp 4 --single-thread --timeout $((seconds + 1200)) \
-	--log "$log" -- "$top/tests/soak/in-guest" "$seconds" "$seed"
+	--log "$log" -- "$top/tests/soak/in-guest" "$seconds" "$seed" "${baseline[@]}"
