@@ -235,9 +235,9 @@ selftests-ext: deps kernel-ext tools tests
 	@test -x $(BUILD)/selftests-ext/install/sched_ext/runner || \
 		{ echo "selftests-ext: sched_ext's selftests did not build (see $(BUILD)/selftests-ext/build.log)" >&2; exit 1; }
 	@r=$(BUILD)/selftests/results i=$(BUILD)/selftests-ext/install f=0; \
-	tests/selftests/run --install $$i --tests sched_ext --kernel $(BUILD)/bzImage-ext-off normal $$r/ext-off-normal || f=1; \
-	tests/selftests/run --install $$i --tests sched_ext --kernel $(BUILD)/bzImage-ext normal $$r/ext-normal || f=1; \
-	tests/selftests/run --install $$i --tests sched_ext --kernel $(BUILD)/bzImage-ext idlebatch $$r/ext-idlebatch || f=1; \
+	tests/selftests/run --install $$i --tests sched_ext --test-timeout 1200 --kernel $(BUILD)/bzImage-ext-off normal $$r/ext-off-normal || f=1; \
+	tests/selftests/run --install $$i --tests sched_ext --test-timeout 1200 --kernel $(BUILD)/bzImage-ext normal $$r/ext-normal || f=1; \
+	tests/selftests/run --install $$i --tests sched_ext --test-timeout 1200 --kernel $(BUILD)/bzImage-ext idlebatch $$r/ext-idlebatch || f=1; \
 	tests/selftests/compare-excused --subtests \
 		off=$$r/ext-off-normal on=$$r/ext-normal on-idlebatch=$$r/ext-idlebatch || f=1; \
 	exit $$f
@@ -273,10 +273,11 @@ abuse: deps kernel tests
 # The soak: the fuzzer, stress-ng rounds, a CPU hotplug storm and a
 # normal-task latency probe together on the debug kernel for DURATION
 # seconds (default 1800), with a summary (tests/kernel/soak.t; make check
-# runs 2 minutes).  SEED=N picks the fuzzer's seed (default 11).
+# runs 2 minutes).  SEED=N picks the fuzzer's seed (default 11);
+# BASELINE=1 runs it without the policy (tests/kernel/soak.t).
 DURATION ?= 1800
 soak: deps kernel tools tests
-	@SOAK_SECONDS=$(DURATION) SOAK_SEED=$(or $(SEED),11) VM_KERNEL=$(abspath $(KERNEL)) tests/kernel/soak.t
+	@SOAK_SECONDS=$(DURATION) SOAK_SEED=$(or $(SEED),11) SOAK_BASELINE=$(or $(BASELINE),0) VM_KERNEL=$(abspath $(KERNEL)) tests/kernel/soak.t
 
 # Benchmarks (not tests): every peer against the foreground alone, measured
 # in the same run, on kernels without the debug options; tables and plots
