@@ -228,7 +228,7 @@ selftests: deps kernel tools tests
 # ways: on that kernel built without the policy (bzImage-ext-off), on it
 # as usual, and there with every test process idle-batch, whose tasks the
 # tests' BPF schedulers then take over.  Two kernels with debug info and
-# BTF: about 90 minutes to build here, then about 20 to run.
+# BTF: about 20 minutes each to build here, then 2 minutes each to run.
 selftests-ext: deps kernel-ext tools tests
 	@scripts/kernel-build.sh $(BUILD) full ext-off tests/config/ext.config tests/config/idlebatch-off.config
 	@SELFTESTS_DIR=$(BUILD)/selftests-ext TARGETS=sched scripts/build-selftests.sh $(BUILD)
