@@ -199,10 +199,11 @@ trinity: deps kernel tools tests
 # The kernel's own selftests (scripts/build-selftests.sh: sched, futex,
 # rseq, timers, cgroup, ptrace, sigaltstack, pidfd, proc, membarrier,
 # clone3; sched_ext's need their own kernels: make selftests-ext), the
-# whole list, three times: on a kernel built without the policy, on the test kernel as
-# usual, and there with every test process idle-batch; then the three
-# result sets side by side, tests and subtests (tests/selftests/compare,
-# with the differences tests/selftests/excuses.sh excuses).  The tests
+# whole list, three times: on a kernel built without the policy, on the
+# test kernel as usual, and there with every test process idle-batch;
+# then the three result sets side by side, tests and subtests
+# (tests/selftests/compare, with the differences tests/selftests/excuses.sh
+# excuses).  The tests
 # that need SMT siblings (core scheduling's) run the same three ways in a
 # guest of one core's two threads.
 # About 70 minutes under TCG.  make check runs the short subset in the
