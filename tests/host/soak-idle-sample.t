@@ -40,15 +40,19 @@ wait "$sampler" 2>/dev/null
 first=$(head -n 1 "$tmp/samples" | cut -d' ' -f1)
 lines=$(awk -v t="$first" '$1 == t' "$tmp/samples" | sort -k2n)
 echo "$lines" | sed 's/^/# /'
-ok $([ "$(echo "$lines" | cut -d' ' -f2- | tr '\n' ';')" = "0 $((50 * 1000 / hz)) 1 2;1 $((10 * 1000 / hz)) 0 2;" ] && echo 0 || echo 1) \
+ok $([ "$(echo "$lines" | cut -d' ' -f2-5 | tr '\n' ';')" = "0 $((50 * 1000 / hz)) 1 2;1 $((10 * 1000 / hz)) 0 2;" ] && echo 0 || echo 1) \
 	"one line per CPU online at both ends: its idle ms, parked there and anywhere (the smaller end)"
+# The sampler sleeps a second between its two snapshots
+interval=$(echo "$lines" | awk '{ print $6 }' | sort -u | tr '\n' ' ')
+ok $([[ $interval =~ ^[0-9]+\ $ ]] && [ "${interval% }" -ge 1000 ] && [ "${interval% }" -lt 5000 ] && echo 0 || echo 1) \
+	"each line ends with its interval's length in ms, the same for every CPU ($interval)"
 ok $([[ $first =~ ^[0-9]{13}$ ]] && echo 0 || echo 1) "intervals are stamped in ms since the epoch ($first)"
 
 report=$("$top/tests/soak/idle-report" "$tmp/samples" $((first - 1)) "$first")
-ok $([ "$report" = "$((60 * 1000 / hz)) $((60 * 1000 / hz)) $((50 * 1000 / hz)) 1" ] && echo 0 || echo 1) \
-	"the report sums idle ms, idle ms with tasks parked anywhere and in the CPU's own queue ($report)"
+ok $([ "$report" = "$((60 * 1000 / hz)) $((60 * 1000 / hz)) $((50 * 1000 / hz)) 1 $((2 * ${interval% }))" ] && echo 0 || echo 1) \
+	"the report sums idle ms, idle ms with tasks parked anywhere and in the CPU's own queue, and the online CPUs' ms ($report)"
 report=$("$top/tests/soak/idle-report" "$tmp/samples" "$first" $((first + 1000)))
-ok $([ "$report" = "0 0 0 0" ] && echo 0 || echo 1) "an interval ending at the window's start is left out ($report)"
+ok $([ "$report" = "0 0 0 0 0" ] && echo 0 || echo 1) "an interval ending at the window's start is left out ($report)"
 "$top/tests/soak/idle-report" "$tmp/samples" 1 2>/dev/null
 ok $([ $? -eq 2 ] && echo 0 || echo 1) "a wrong number of arguments is refused with status 2"
 
