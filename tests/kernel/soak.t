@@ -6,6 +6,8 @@
 # SOAK_SECONDS and SOAK_SEED override the defaults (120 and 11);
 # SOAK_BASELINE=1 runs the same soak without the policy (no idle-batch
 # task), to tell the kernel's behaviour under the load from the policy's.
+# make soak runs it on the test kernel with RCU priority boosting
+# (tests/config/rcu-boost.config says why); make check on the test kernel.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -17,7 +19,7 @@ if [ "${SOAK_BASELINE:-0}" = 1 ]; then
 fi
 
 echo "TAP version 13"
-echo "# soak: $seconds s, seed $seed, kernel $kernel (reproduce: SOAK_SECONDS=$seconds SOAK_SEED=$seed${baseline:+ SOAK_BASELINE=1} tests/kernel/soak.t)"
+echo "# soak: $seconds s, seed $seed, kernel $kernel (reproduce: SOAK_SECONDS=$seconds SOAK_SEED=$seed${baseline:+ SOAK_BASELINE=1} VM_KERNEL=$kernel tests/kernel/soak.t)"
 if ! tests/fuzz/run --build-only >/dev/null; then
 	echo "1..1"
 	echo "not ok 1 - the fuzzer builds"
