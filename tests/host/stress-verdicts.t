@@ -115,6 +115,29 @@ log=$(report metrics-other "$(warn7 affinity)" "$(warn7 switch)")
 metrics_race_only "$log" >/dev/null
 ok $((! $?)) "status 7 from switch's counter is not"
 
+# 12. pipe's EPIPE from a writer whose alarm fired before it forked its
+# reader (CI's report): excused only while pipe counts 0 bogo ops
+epipe="stress-ng: fail:  [96] pipe: write failed, errno=32 (Broken pipe)"
+metrc() { printf 'stress-ng: metrc: [90] %-20s %6s      6.02      0.00      0.00         0.00           0.00         0.00          3408\n' "$1" "$2"; }
+log=$(report epipe-never-wrote "$epipe" "$(metrc pipe 0)" "$(metrc futex 51230)")
+ok "$(stressor_failures "$log" pipe)" "pipe's EPIPE with 0 bogo ops is its known defect, not a failure"
+why=$(known_defect_why "$log" pipe)
+[[ $why == *"0 bogo ops"*c4162b471* && $why != *"second SIGALRM"* && $why != *$'\n'* ]]
+ok $? "the reason given is that defect's alone, on one line: $why"
+log=$(report epipe-mid-run "$epipe" "$(metrc pipe 120345)")
+[ "$(stressor_failures "$log" pipe)" = 1 ] && [ -z "$(known_defect_why "$log" pipe)" ]
+ok $? "pipe's EPIPE after 120345 bogo ops (a reader gone mid-run) stays a failure"
+log=$(report epipe-no-metrics "$epipe")
+[ "$(stressor_failures "$log" pipe)" = 1 ]
+ok $? "and so does one with no metrics to show the writer never wrote"
+log=$(report epipe-other-zero "$epipe" "$(metrc pipe 7)" "$(metrc futex 0)")
+[ "$(stressor_failures "$log" pipe)" = 1 ]
+ok $? "another stressor's 0 bogo ops does not excuse pipe's"
+log=$(report both-pipe "$pipe_defect" "$epipe" "$(metrc pipe 0)")
+why=$(known_defect_why "$log" pipe)
+[ "$(stressor_failures "$log" pipe)" = 0 ] && [[ $why == *"second SIGALRM"*"; "*"0 bogo ops"* ]]
+ok $? "both of pipe's known defects in one report give both reasons, joined: $why"
+
 # 11. The guest has had no /dev/fd: no process substitution in the verdicts
 ! grep -n '<(' "$top/tests/stress/verdicts.sh"
 ok $? "the verdicts use no process substitution"

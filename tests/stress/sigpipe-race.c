@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * An LD_PRELOAD shim that makes stress-ng 0.15.06's switch stressor lose
- * its race with its own run alarm every time (tests/host/stress-sigpipe.t).
+ * An LD_PRELOAD shim that makes stress-ng 0.15.06's switch and pipe
+ * stressors lose their race with their own run alarm every time
+ * (tests/host/stress-sigpipe.t).
  *
- * The stressor makes an O_DIRECT pipe, then forks the partner that reads
+ * Each stressor makes an O_DIRECT pipe, then forks the partner that reads
  * it.  Here the fork raises SIGALRM first, as the worker's run alarm does
  * when the worker reaches its fork only after the run time has passed (a
  * worker that waited long for a CPU), so the partner starts with "stop"
