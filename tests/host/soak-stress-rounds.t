@@ -42,6 +42,15 @@ round 5 1 500 520 0 250; echo "$stopped" >"$w/stress-5.out"
 echo "6 1 600000 620000 0" >>"$w/stress.rounds"; echo "$stopped" >"$w/stress-6.out"
 # 7: failed for another reason: stress-ng reported failures (status 2)
 round 7 1 700 720 0 5; echo "not ok 1 - stress-ng-idle: stress-ng reports no failure (exit status 2)" >"$w/stress-7.out"
+# 8: starved, and pipe's line is one the mix found to be only stress-ng's known defect
+excused="ok 6 - stress-ng-idle: pipe did not fail but for a known defect: pipe's writer ..."
+epipe="# stress-ng: fail:  [96] pipe: write failed, errno=32 (Broken pipe)"
+round 8 1 800 820 300 5; printf '%s\n%s\n%s\n' "$stopped" "$excused" "$epipe" >"$w/stress-8.out"
+# 9: as 8, but fork's failure is not excused
+round 9 1 900 920 300 5
+printf '%s\n%s\n%s\n# stress-ng: fail:  [97] fork: fork failed\n' "$stopped" "$excused" "$epipe" >"$w/stress-9.out"
+# 10: pipe's line without the mix excusing it
+round 10 1 1000 1020 300 5; printf '%s\n%s\n' "$stopped" "$epipe" >"$w/stress-10.out"
 
 out=$("$top/tests/soak/stress-rounds" "$w")
 echo "$out" | sed 's/^/# /'
@@ -54,7 +63,10 @@ ok $([ "$(verdict 4)" = FAILED ] && echo 0 || echo 1) "starved, but a stressor l
 ok $([ "$(verdict 5)" = FAILED ] && echo 0 || echo 1) "stopped with 25% idle time: failed"
 ok $([ "$(verdict 6)" = FAILED ] && echo 0 || echo 1) "stopped, with no sample to tell its idle time: failed"
 ok $([ "$(verdict 7)" = FAILED ] && echo 0 || echo 1) "stress-ng's own failure (status 2): failed, however starved"
-ok $([ "$(tail -n 1 <<<"$out")" = "rounds 7 5 1" ] && echo 0 || echo 1) "the counts: 7 rounds, 5 failed, 1 starved"
+ok $([ "$(verdict 8)" = overran ] && echo 0 || echo 1) "starved, with only a failure line the mix excused as stress-ng's known defect: starved"
+ok $([ "$(verdict 9)" = FAILED ] && echo 0 || echo 1) "starved, with an excused line and another stressor's failure: failed"
+ok $([ "$(verdict 10)" = FAILED ] && echo 0 || echo 1) "starved, with the same line not excused by the mix: failed"
+ok $([ "$(tail -n 1 <<<"$out")" = "rounds 10 7 2" ] && echo 0 || echo 1) "the counts: 10 rounds, 7 failed, 2 starved"
 ok $(grep -q "round 2: not ok 2 - stress-ng-idle: stress-ng reports no failure" <<<"$out" && echo 0 || echo 1) \
 	"a round that did not pass lists its failed checks"
 "$top/tests/soak/stress-rounds" 2>/dev/null
