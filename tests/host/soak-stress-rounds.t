@@ -51,6 +51,12 @@ round 9 1 900 920 300 5
 printf '%s\n%s\n%s\n# stress-ng: fail:  [97] fork: fork failed\n' "$stopped" "$excused" "$epipe" >"$w/stress-9.out"
 # 10: pipe's line without the mix excusing it
 round 10 1 1000 1020 300 5; printf '%s\n%s\n' "$stopped" "$epipe" >"$w/stress-10.out"
+# 11: void: stress-ng died starting, of its own known defect (the mix's skip)
+voidline="ok 1 - stress-ng-idle: void run # SKIP stress-ng 0.15.06's main process crashed at start-up"
+round 11 0 1100 1110 0 5; printf '%s\nok 2 - stress-ng-idle: no stress-ng task is left\n' "$voidline" >"$w/stress-11.out"
+# 12: void, but a stress-ng task was left
+round 12 1 1200 1210 0 5
+printf '%s\nnot ok 2 - stress-ng-idle: no stress-ng task is left (left: /proc/99)\n' "$voidline" >"$w/stress-12.out"
 
 out=$("$top/tests/soak/stress-rounds" "$w")
 echo "$out" | sed 's/^/# /'
@@ -66,7 +72,10 @@ ok $([ "$(verdict 7)" = FAILED ] && echo 0 || echo 1) "stress-ng's own failure (
 ok $([ "$(verdict 8)" = overran ] && echo 0 || echo 1) "starved, with only a failure line the mix excused as stress-ng's known defect: starved"
 ok $([ "$(verdict 9)" = FAILED ] && echo 0 || echo 1) "starved, with an excused line and another stressor's failure: failed"
 ok $([ "$(verdict 10)" = FAILED ] && echo 0 || echo 1) "starved, with the same line not excused by the mix: failed"
-ok $([ "$(tail -n 1 <<<"$out")" = "rounds 10 7 2" ] && echo 0 || echo 1) "the counts: 10 rounds, 7 failed, 2 starved"
+ok $([ "$(verdict 11)" = "void: stress-ng 0.15.06's main process crashed at start-up" ] && echo 0 || echo 1) \
+	"a run the mix calls void is void, with its reason"
+ok $([ "$(verdict 12)" = FAILED ] && echo 0 || echo 1) "void, but a stress-ng task was left: failed"
+ok $([ "$(tail -n 1 <<<"$out")" = "rounds 12 8 2 1" ] && echo 0 || echo 1) "the counts: 12 rounds, 8 failed, 2 starved, 1 void"
 ok $(grep -q "round 2: not ok 2 - stress-ng-idle: stress-ng reports no failure" <<<"$out" && echo 0 || echo 1) \
 	"a round that did not pass lists its failed checks"
 "$top/tests/soak/stress-rounds" 2>/dev/null

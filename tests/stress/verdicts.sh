@@ -126,3 +126,44 @@ stressor_failures() {
 	grep -E "(fail|error): .*\] $2( instance [0-9]+)?[: ]|\((stress-ng-)?$2\) terminated on signal" "$1" |
 		without_known_defects "$1" "$2" | grep -c .
 }
+
+# The kernel log's lines for stress-ng processes that died of a user-space
+# fault: "stress-ng[PID]: segfault at ..." and "traps: stress-ng-NAME[PID]
+# trap ..." (or "general protection ...").  Standard input.
+stress_ng_crashes() {
+	grep -E '(traps: |\] |^)stress-ng(-[a-z0-9-]+)?\[[0-9]+\]:? (segfault at|trap |general protection)'
+}
+
+# The command name (comm, at most 15 characters) of each crash line on
+# standard input.
+crashed_comms() {
+	sed -nE 's/.*(traps: |\] |^)(stress-ng(-[a-z0-9-]+)?)\[[0-9]+\].*/\2/p'
+}
+
+# stress-ng 0.15.06's system_read() ends a buffer it failed to read into at
+# buf[-errno] (upstream a3ec15855, 0.17.07: "reads from the /sys filesystem
+# ... rarely return -EBUSY ... will write to a stack location outside the
+# buffer").  At start-up its main process reads the cache attributes of
+# every CPU in /sys/devices/system/cpu; one read of a CPU that goes offline
+# meanwhile fails with ENODEV (its sysfs directory is gone).  In Debian
+# 12's build, whose compiler made one frame of the inlined functions, the
+# zero lands 19 bytes below the buffer, in byte 5 of the CPU list's
+# pointer: the next CPU's turn faults at stress-ng+0x65bc6 (in the soak,
+# at f8c98ef30: a heap pointer 0x560f8c98ef30 less its 0x56).  So a CPU
+# hotplug storm beside stress-ng's start (the soak) kills it before any
+# stressor ran.  tests/host/stress-cache-crash.t makes it happen on the
+# host with one failed read.
+debian12_stress_ng_sha256=4ffecd7d6ccb833c71c9ac7bb1b811ea19312b2fa528d2ee78796240f5df85a3
+
+# Why a stress-ng run that ended with status RC, with the crash lines
+# CRASHES, was void: only its main process crashed, at that instruction of
+# that binary.  Prints why, or fails.  RC CRASHES
+cache_listing_crash() {
+	local sum
+	[ "$1" = 139 ] && [ -n "$2" ] || return 1
+	! grep -vqE '(\] |^)stress-ng\[[0-9]+\]: segfault at [0-9a-f]+ ip [0-9a-f]+ sp [0-9a-f]+ error [0-9]+ in stress-ng\[65bc6,' <<<"$2" ||
+		return 1
+	sum=$(sha256sum "$(command -v stress-ng)" 2>/dev/null) || return 1
+	[ "${sum%% *}" = "$debian12_stress_ng_sha256" ] || return 1
+	echo "stress-ng 0.15.06's main process crashed at start-up, listing the CPUs' caches while a CPU went offline: its system_read() wrote buf[-ENODEV] (fixed upstream in a3ec15855); no stressor ran"
+}
