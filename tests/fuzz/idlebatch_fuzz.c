@@ -116,6 +116,17 @@ static inline unsigned int pick(uint64_t r, unsigned int n)
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static int verbose;
 
+/* A mutex that inherits priority: the fuzzer's threads run at several */
+static void pi_mutex_init(pthread_mutex_t *m)
+{
+	pthread_mutexattr_t attr;
+
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_INHERIT);
+	pthread_mutex_init(m, &attr);
+	pthread_mutexattr_destroy(&attr);
+}
+
 static void __attribute__((format(printf, 1, 2))) note(const char *fmt, ...)
 {
 	va_list ap;
@@ -835,20 +846,24 @@ static int cg_ok;
 static int cg_root_enabled_cpu;	/* we enabled +cpu in the root's subtree_control */
 
 /*
- * A freeze request, published by the operator that wrote cgroup.freeze=1
- * (under cg_lock) and read by the freeze watcher without it: a write of
- * cgroup.freeze can wait for cgroup_mutex, and the watcher must not wait
- * with it.  @gen changes with each request; the watcher's own marks say
- * which request it has measured, counted slow or reported.
+ * A cgroup's freeze request, and which request the freeze watcher has
+ * measured, counted slow or reported (@gen changes with each), under
+ * freeze_lock.  Nobody holds freeze_lock across a write to a cgroup file,
+ * which can wait for cgroup_mutex: cg_lock orders the operators' writes,
+ * and is taken before freeze_lock.  freeze_lock inherits priority, for
+ * the watcher above the operators.
  */
 struct cg_freeze {
-	atomic_int requested;
-	atomic_uint gen;
-	atomic_ullong t0;
+	int requested;
+	unsigned int gen;
+	uint64_t t0;
 	unsigned int measured_gen, slow_gen, reported_gen;
 };
 static struct cg_freeze cg_freeze[NR_CGROUPS];
 static pthread_mutex_t cg_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t freeze_lock;
+static void check_freeze(int cg, int at_thaw);
+static void freeze_request(int cg);
 
 static int cg_write(int cg, const char *file, const char *val)
 {
@@ -1917,7 +1932,7 @@ static int op_cg_move(struct draws *d)
 {
 	char path[256], pidstr[16];
 	struct slot *s;
-	int ret;
+	int ret, cg;
 
 	if (!cg_ok)
 		return -1;
@@ -1926,9 +1941,20 @@ static int op_cg_move(struct draws *d)
 		return -1;
 	/* A thread's TID moves its whole process */
 	snprintf(pidstr, sizeof(pidstr), "%d", target_tid(s, d->r[1]));
-	snprintf(path, sizeof(path), "%s/cgroup.procs", cg_path[pick(d->r[2], NR_CGROUPS)]);
+	cg = pick(d->r[2], NR_CGROUPS);
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg_path[cg]);
 	ret = write_file(path, pidstr);
 	pthread_mutex_unlock(&s->lock);
+	/*
+	 * A process moved into a frozen cgroup must freeze as well: once the
+	 * freeze was measured, the move is a new request, with the bound
+	 */
+	if (ret == 0) {
+		pthread_mutex_lock(&freeze_lock);
+		if (cg_freeze[cg].requested && cg_freeze[cg].measured_gen == cg_freeze[cg].gen)
+			freeze_request(cg);
+		pthread_mutex_unlock(&freeze_lock);
+	}
 	return ret;
 }
 
@@ -1969,22 +1995,23 @@ static int op_cg_freeze(struct draws *d)
 	if (!cg_ok)
 		return -1;
 	pthread_mutex_lock(&cg_lock);
+	if (!on) {
+		/*
+		 * The request is judged and withdrawn before the thaw: a freeze
+		 * that completed late, or never, is seen before it goes.
+		 */
+		pthread_mutex_lock(&freeze_lock);
+		check_freeze(cg, 1);
+		cg_freeze[cg].requested = 0;
+		cg_freeze[cg].gen++;
+		pthread_mutex_unlock(&freeze_lock);
+	}
 	ret = cg_write(cg, "cgroup.freeze", on ? "1" : "0");
-	if (ret == 0) {
-		struct cg_freeze *f = &cg_freeze[cg];
-
-		if (on && !atomic_load(&f->requested)) {
-			/*
-			 * t0, then a new generation: a watcher that read the
-			 * old generation finds it changed and drops its look
-			 */
-			atomic_store(&f->t0, now_ns());
-			atomic_fetch_add(&f->gen, 1);
-			atomic_store(&f->requested, 1);
-		} else if (!on) {
-			atomic_store(&f->requested, 0);
-			atomic_fetch_add(&f->gen, 1);
-		}
+	if (ret == 0 && on) {
+		pthread_mutex_lock(&freeze_lock);
+		if (!cg_freeze[cg].requested)
+			freeze_request(cg);
+		pthread_mutex_unlock(&freeze_lock);
 	}
 	pthread_mutex_unlock(&cg_lock);
 	return ret;
@@ -2550,54 +2577,48 @@ static int cg_frozen(int cg)
  * A freeze needs what a SIGKILL needs: each thread of the cgroup must run
  * to its signal path.  So it has the kill's bounds: one slower than
  * --kill-bound-ms is counted, with the policies of the threads it still
- * waits for; one slower than --hang-ms is a hang, whether the watcher
- * sees it still thawed past the bound or frozen only after it.
+ * waits for; one slower than --hang-ms is a hang, whether it is seen still
+ * thawed past the bound, frozen only after it, or withdrawn (@at_thaw)
+ * unfrozen past it.  A frozen look gives the latency's upper bound, a
+ * thawed one its lower.  Under freeze_lock.
  */
-static void check_freeze(int cg)
+static void check_freeze(int cg, int at_thaw)
 {
 	struct cg_freeze *f = &cg_freeze[cg];
-	unsigned int gen;
-	uint64_t t0, lat;
+	uint64_t before, after;
 	int frozen;
 
-	/* gen before t0: the operator stores t0 before it changes gen */
-	if (!atomic_load(&f->requested))
+	if (!f->requested || f->measured_gen == f->gen)
 		return;
-	gen = atomic_load(&f->gen);
-	t0 = atomic_load(&f->t0);
-	if (f->measured_gen == gen)
-		return;
+	before = now_ns() - f->t0;
 	frozen = cg_frozen(cg);
-	lat = now_ns() - t0;
-	/* Thawed or asked again meanwhile: this look says nothing */
-	if (!atomic_load(&f->requested) || atomic_load(&f->gen) != gen)
-		return;
+	after = now_ns() - f->t0;
 	if (frozen) {
-		f->measured_gen = gen;
+		f->measured_gen = f->gen;
 		atomic_fetch_add(&st_freezes_measured, 1);
 		atomic_fetch_add(&inv_checks[INV_FREEZE], 1);
-		atomic_max_u64(&st_freeze_worst_ns, lat);
-		if (f->slow_gen == gen)
+		atomic_max_u64(&st_freeze_worst_ns, after);
+		if (f->slow_gen == f->gen)
 			atomic_fetch_add(&st_freezes_slow, 1);
-		if (lat > (uint64_t)opt_hang_ms * 1000000ull && f->reported_gen != gen) {
-			f->reported_gen = gen;
+		if (after > (uint64_t)opt_hang_ms * 1000000ull && f->reported_gen != f->gen) {
+			f->reported_gen = f->gen;
 			violation(INV_FREEZE, "%s frozen only %.1f s after cgroup.freeze=1",
-				  cg_path[cg], lat / 1e9);
+				  cg_path[cg], after / 1e9);
 		}
 		return;
 	}
-	if (lat > (uint64_t)opt_kill_bound_ms * 1000000ull && f->slow_gen != gen) {
-		f->slow_gen = gen;
+	if (before > (uint64_t)opt_kill_bound_ms * 1000000ull && f->slow_gen != f->gen) {
+		f->slow_gen = f->gen;
 		count_freeze_laggards(cg);
 	}
-	if (lat > (uint64_t)opt_hang_ms * 1000000ull && f->reported_gen != gen) {
+	if (before > (uint64_t)opt_hang_ms * 1000000ull && f->reported_gen != f->gen) {
 		char path[256], buf[64];
 		FILE *fp;
 
-		f->reported_gen = gen;
+		f->reported_gen = f->gen;
 		atomic_fetch_add(&inv_checks[INV_FREEZE], 1);
-		violation(INV_FREEZE, "%s not frozen %.1f s after cgroup.freeze=1",
-			  cg_path[cg], lat / 1e9);
+		violation(INV_FREEZE, "%s not frozen %.1f s after cgroup.freeze=1%s",
+			  cg_path[cg], before / 1e9, at_thaw ? ", when thawed" : "");
 		snprintf(path, sizeof(path), "%s/cgroup.procs", cg_path[cg]);
 		fp = fopen(path, "r");
 		while (fp && fgets(buf, sizeof(buf), fp)) {
@@ -2611,13 +2632,34 @@ static void check_freeze(int cg)
 	}
 }
 
+/* A new freeze request of @cg, from now.  Under freeze_lock. */
+static void freeze_request(int cg)
+{
+	cg_freeze[cg].requested = 1;
+	cg_freeze[cg].t0 = now_ns();
+	cg_freeze[cg].gen++;
+}
+
+/* Freeze requests neither measured nor reported yet.  Under freeze_lock. */
+static int freezes_pending(void)
+{
+	int n = 0;
+
+	for (int cg = 1; cg < NR_CGROUPS; cg++) {
+		struct cg_freeze *f = &cg_freeze[cg];
+
+		n += f->requested && f->measured_gen != f->gen && f->reported_gen != f->gen;
+	}
+	return n;
+}
+
 static atomic_int freeze_watch_stop;
 
 /*
  * The freeze watcher looks at every requested freeze each 50 ms, above
  * every thread of the fuzzer that works (operators, spawner, main) and
- * every pool task, and takes none of their locks: a freeze is measured
- * to within its longest gap, which the report prints.
+ * every pool task, and takes only freeze_lock: a freeze is measured to
+ * within its longest gap, which the report prints.
  */
 static void *freeze_watch_fn(void *arg)
 {
@@ -2630,8 +2672,10 @@ static void *freeze_watch_fn(void *arg)
 
 		atomic_max_u64(&st_freeze_watch_gap_worst_ns, t - last);
 		last = t;
+		pthread_mutex_lock(&freeze_lock);
 		for (int cg = 1; cg < NR_CGROUPS; cg++)
-			check_freeze(cg);
+			check_freeze(cg, 0);
+		pthread_mutex_unlock(&freeze_lock);
 		usleep(50000);
 	}
 	account_thread(CR_FREEZE_WATCH);
@@ -3127,6 +3171,8 @@ int main(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "--transient"))
 		return transient_main(argv[2]);
 
+	/* note() and violation() are called at every priority the threads run at */
+	pi_mutex_init(&out_lock);
 	while ((opt = getopt_long(argc, argv, "s:t:o:p:k:K:HTCDNP:vfh", lopts, NULL)) != -1) {
 		switch (opt) {
 		case 's': opt_seed = strtoull(optarg, NULL, 0); seed_given = 1; break;
@@ -3265,6 +3311,7 @@ int main(int argc, char **argv)
 
 	t_start = now_ns();
 	t_end = t_start + (uint64_t)opt_seconds * 1000000000ull;
+	pi_mutex_init(&freeze_lock);
 	control_thread(PRIO_MAIN, "main");
 	pthread_create(&reaper, NULL, reaper_fn, NULL);
 	pthread_create(&watchdog, NULL, watchdog_fn, NULL);
@@ -3340,6 +3387,20 @@ int main(int argc, char **argv)
 	}
 	atomic_store(&checker_stop, 1);
 	pthread_join(checker, NULL);
+	/*
+	 * Each freeze still pending is judged before the pool's end thaws it:
+	 * the watcher goes on until it is frozen or past the hang bound
+	 */
+	for (uint64_t t = now_ns(); cg_ok && now_ns() - t < ((uint64_t)opt_hang_ms + 1000) * 1000000ull;) {
+		int n;
+
+		pthread_mutex_lock(&freeze_lock);
+		n = freezes_pending();
+		pthread_mutex_unlock(&freeze_lock);
+		if (!n)
+			break;
+		usleep(100000);
+	}
 	atomic_store(&freeze_watch_stop, 1);
 	pthread_join(freeze_watch, NULL);
 	/* A last look at every thread, then the end of the pool */

@@ -57,6 +57,14 @@ round 11 0 1100 1110 0 5; printf '%s\nok 2 - stress-ng-idle: no stress-ng task i
 # 12: void, but a stress-ng task was left
 round 12 1 1200 1210 0 5
 printf '%s\nnot ok 2 - stress-ng-idle: no stress-ng task is left (left: /proc/99)\n' "$voidline" >"$w/stress-12.out"
+# 13-15: starved, but a worker segfaulted (the mix prints the kernel's
+# line), the kernel left crash lines out, or a worker caught a fault
+round 13 1 1300 1320 300 5
+printf '%s\n# [ 99.1] stress-ng-fork[812]: segfault at 0 ip 1 sp 2 error 4 in stress-ng[48000,5+50b000]\n' "$stopped" >"$w/stress-13.out"
+round 14 1 1400 1420 300 5
+printf '%s\n# [ 99.2] show_signal_msg: 4 callbacks suppressed\n' "$stopped" >"$w/stress-14.out"
+round 15 1 1500 1520 300 5
+printf '%s\n# stress-ng: info:  [813] stressor terminated with unexpected signal SIGILL\n' "$stopped" >"$w/stress-15.out"
 
 out=$("$top/tests/soak/stress-rounds" "$w")
 echo "$out" | sed 's/^/# /'
@@ -75,7 +83,10 @@ ok $([ "$(verdict 10)" = FAILED ] && echo 0 || echo 1) "starved, with the same l
 ok $([ "$(verdict 11)" = "void: stress-ng 0.15.06's main process crashed at start-up" ] && echo 0 || echo 1) \
 	"a run the mix calls void is void, with its reason"
 ok $([ "$(verdict 12)" = FAILED ] && echo 0 || echo 1) "void, but a stress-ng task was left: failed"
-ok $([ "$(tail -n 1 <<<"$out")" = "rounds 12 8 2 1" ] && echo 0 || echo 1) "the counts: 12 rounds, 8 failed, 2 starved, 1 void"
+ok $([ "$(verdict 13)" = FAILED ] && echo 0 || echo 1) "starved, but a worker segfaulted: failed"
+ok $([ "$(verdict 14)" = FAILED ] && echo 0 || echo 1) "starved, but the kernel left crash lines out: failed"
+ok $([ "$(verdict 15)" = FAILED ] && echo 0 || echo 1) "starved, but a worker caught a fault (stress-ng's 'unexpected signal'): failed"
+ok $([ "$(tail -n 1 <<<"$out")" = "rounds 15 11 2 1" ] && echo 0 || echo 1) "the counts: 15 rounds, 11 failed, 2 starved, 1 void"
 ok $(grep -q "round 2: not ok 2 - stress-ng-idle: stress-ng reports no failure" <<<"$out" && echo 0 || echo 1) \
 	"a round that did not pass lists its failed checks"
 "$top/tests/soak/stress-rounds" 2>/dev/null

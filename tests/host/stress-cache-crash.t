@@ -43,7 +43,7 @@ run() {	# LOG [env...]: one short stress-ng run; its status in $rc
 	local log=$1
 	shift
 	# (the braces keep bash's "Segmentation fault" out of the TAP's stderr)
-	{ (cd "$tmp" && env "$@" timeout -k 5 60 stress-ng --yield 1 -t 1s --temp-path "$tmp") >"$log" 2>&1; } 2>/dev/null
+	{ (cd "$tmp" && env "$@" timeout -k 5 60 stress-ng --yield 1 -t 1s -v --temp-path "$tmp") >"$log" 2>&1; } 2>/dev/null
 	rc=$?
 }
 if [ $debian -eq 0 ]; then
@@ -53,12 +53,15 @@ elif [ ! -r "$attr" ]; then
 else
 	run "$tmp/plain.log"
 	ok "$rc" "without the shim, stress-ng runs (exit status $rc)"
-	before=$(dmesg 2>/dev/null | wc -l)
+	grep -q 'yield: started' "$tmp/plain.log"
+	ok $? "and says its stressor started (-v)"
 	run "$tmp/enodev.log" LD_PRELOAD="$tmp/enodev.so"
 	ok $((rc == 139 ? 0 : 1)) "with one read of $attr failing with ENODEV, it dies of SIGSEGV (exit status $rc, 139 expected)"
 	grep -q 'dispatching hogs' "$tmp/enodev.log" && ! grep -q 'yield: started\|successful run' "$tmp/enodev.log"
-	ok $? "at start-up, before its stressor ran"
-	line=$(dmesg 2>/dev/null | tail -n +$((before + 1)) | stress_ng_crashes | tail -n 1)
+	ok $? "at start-up, before its stressor started"
+	# The main process's pid, from its first line ("invoked with ...")
+	pid=$(sed -nE 's/^stress-ng: [a-z]+: +\[([0-9]+)\].*/\1/p' "$tmp/enodev.log" | head -n 1)
+	line=$(dmesg 2>/dev/null | grep -F "stress-ng[${pid:-none}]: " | stress_ng_crashes | tail -n 1)
 	if [ -z "$line" ]; then
 		skip "the kernel logged the crash at stress-ng+0x65bc6" "the host's kernel log is not readable here, or not logged"
 	else
@@ -89,6 +92,25 @@ else
 	ok $((! $?)) "not with no crash logged"
 	(debian12_stress_ng_sha256=0000 && cache_listing_crash 139 "$soak_line") >/dev/null
 	ok $((! $?)) "not from another stress-ng binary"
+	cache_listing_crash 139 "${soak_line/f8c98ef30/560f8c98ef30}" >/dev/null
+	ok $((! $?)) "not at an address with its byte 5 intact (not the corrupted pointer)"
+	# The mix's verdict on a run: void only if each of its stress-ng died so
+	# and none reported
+	printf 'stress-ng: info:  [4290] dispatching hogs: 1 fork\n' >"$tmp/void.log"
+	void_run 139 "" "$soak_line" "$tmp/void.log" >/dev/null
+	ok $? "a run whose one stress-ng died so, with no report, is void"
+	void_run 139 139 "$soak_line
+${soak_line/4290/4291}" "$tmp/void.log" >/dev/null
+	ok $? "and one whose two (root's and nobody's) both did"
+	void_run 139 0 "$soak_line" "$tmp/void.log" >/dev/null
+	ok $((! $?)) "not one whose other stress-ng ran (root's died, nobody's ended 0)"
+	void_run 0 139 "$soak_line" "$tmp/void.log" >/dev/null
+	ok $((! $?)) "nor the other way round"
+	printf 'stress-ng: metrc: [4290] fork  120 10.0 0 0 0 0 0 0\n' >>"$tmp/void.log"
+	void_run 139 "" "$soak_line" "$tmp/void.log" >/dev/null
+	ok $((! $?)) "not one whose report has metrics (a stressor reported)"
+	void_run "" "" "$soak_line" "$tmp/void.log" >/dev/null
+	ok $((! $?)) "not one with no stress-ng at all"
 fi
 # The crash lines the mix reads, in both of the kernel's formats
 lines=$(printf '%s\n' "$soak_line" \

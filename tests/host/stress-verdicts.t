@@ -133,10 +133,40 @@ ok $? "and so does one with no metrics to show the writer never wrote"
 log=$(report epipe-other-zero "$epipe" "$(metrc pipe 7)" "$(metrc futex 0)")
 [ "$(stressor_failures "$log" pipe)" = 1 ]
 ok $? "another stressor's 0 bogo ops does not excuse pipe's"
+log=$(report epipe-reader-died "$epipe" "stress-ng: warn:  [96] pipe: WARNING: finished prematurely after just 0.60s (0.60 secs)" "$(metrc pipe 0)")
+[ "$(stressor_failures "$log" pipe)" = 1 ] && [ -z "$(known_defect_why "$log" pipe)" ]
+ok $? "pipe's EPIPE with 0 bogo ops from a worker that finished prematurely (a reader dead at its start, no alarm) stays a failure"
 log=$(report both-pipe "$pipe_defect" "$epipe" "$(metrc pipe 0)")
 why=$(known_defect_why "$log" pipe)
 [ "$(stressor_failures "$log" pipe)" = 0 ] && [[ $why == *"second SIGALRM"*"; "*"0 bogo ops"* ]]
 ok $? "both of pipe's known defects in one report give both reasons, joined: $why"
+
+# 11a. The crash lines no stressor owns (the mix's "no other stress-ng
+# process crashed")
+crashes="[ 5.1] traps: stress-ng[123] trap invalid opcode ip:1 sp:2 error:0 in stress-ng[48000,5+50b000]
+[ 5.2] stress-ng-fork[124]: segfault at 0 ip 1 sp 2 error 4 in stress-ng[48000,5+50b000]
+[ 5.3] stress-ng-sigsu[125]: segfault at 0 ip 1 sp 2 error 4 in stress-ng[48000,5+50b000]
+[ 5.4] stress-ng-futex[126]: segfault at 0 ip 1 sp 2 error 4 in stress-ng[48000,5+50b000]
+[ 5.5] show_signal_msg: 3 callbacks suppressed"
+[ "$(stress_ng_crashes <<<"$crashes" | wc -l)" = 5 ]
+ok $? "the crash lines include the kernel's note of lines it left out"
+left=$(unattributed_crashes "$crashes" fork sigsuspend pipe)
+[ "$(echo "$left" | wc -l)" = 3 ] && grep -q 'stress-ng\[123\]' <<<"$left" && grep -q 'stress-ng-futex' <<<"$left" &&
+	grep -q 'callbacks suppressed' <<<"$left"
+ok $? "no stressor owns the main process's crash, another stressor's worker's, or the left-out lines; fork and sigsuspend (named stress-ng-sigsu) own theirs"
+[ -z "$(unattributed_crashes "" fork)" ]
+ok $? "no crash, nothing unowned"
+
+# 11b. Every known defect has three fields, or four with a condition that
+# is a function: a '|' in a reason or a regex would shift the fields
+bad=
+for entry in "${known_defects[@]}"; do
+	fields=$(tr -cd '|' <<<"$entry" | wc -c)
+	cond=${entry##*|}
+	if [ "$fields" = 3 ]; then declare -F "$cond" >/dev/null || bad+="$entry "; elif [ "$fields" != 2 ]; then bad+="$entry "; fi
+done
+[ -z "$bad" ]
+ok $? "each known defect is STRESSOR|REGEX|WHY[|CONDITION], its condition a function${bad:+: $bad}"
 
 # 11. The guest has had no /dev/fd: no process substitution in the verdicts
 ! grep -n '<(' "$top/tests/stress/verdicts.sh"
