@@ -10,10 +10,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 n=0 failed=0 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+. "$top/tests/lib/tap.sh"
 echo "TAP version 13"
 
 image=$(ls build/deb/linux-image-*.deb 2>/dev/null | grep -v -- -dbg_ | head -n 1)

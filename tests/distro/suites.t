@@ -21,10 +21,7 @@ n=0 failed=0
 logdir=$top/build/test-logs/distro
 mkdir -p "$logdir"
 
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+. "$top/tests/lib/tap.sh"
 
 echo "TAP version 13"
 if [ ! -f "$kernel" ]; then

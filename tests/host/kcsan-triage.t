@@ -11,10 +11,7 @@ tree=$top/build/linux
 n=0 failed=0 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+. "$top/tests/lib/tap.sh"
 if ! git -C "$tree" rev-parse -q --verify base >/dev/null 2>&1; then
 	echo "1..1"
 	echo "not ok 1 - $tree with the series on the tag 'base' (make kernel-tree)"

@@ -9,10 +9,7 @@ n=0 failed=0 tmp=$(mktemp -d)
 trap 'kill "$sampler" 2>/dev/null; rm -rf "$tmp"' EXIT
 sampler=
 
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+. "$top/tests/lib/tap.sh"
 # put NAME CONTENT: replace a made-up /proc file at once, as the kernel would
 put() {
 	printf "$2" >"$tmp/proc/$1.new" && mv "$tmp/proc/$1.new" "$tmp/proc/$1"

@@ -9,10 +9,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 n=0 failed=0 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+. "$top/tests/lib/tap.sh"
 # task PID TID COMM STATE NICE CPU POLICY BATCHSTAT: a made-up thread
 task() {
 	local d=$tmp/proc/$1/task/$2 f=() i

@@ -9,10 +9,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 n=0 failed=0 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+. "$top/tests/lib/tap.sh"
 # round R RC T0_S T1_S BATCH_MS IDLE_MS_PER_CPU_SAMPLE: a round of 2 CPUs
 # sampled once a second (1000 ms intervals) from T0_S to T1_S
 round() {

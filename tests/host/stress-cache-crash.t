@@ -12,10 +12,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 n=0 failed=0 skipped=0 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+. "$top/tests/lib/tap.sh"
 skip() {
 	n=$((n + 1)) skipped=$((skipped + 1))
 	echo "ok $n - $1 # SKIP $2"

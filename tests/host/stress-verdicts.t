@@ -11,10 +11,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 n=0 failed=0 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+. "$top/tests/lib/tap.sh"
 # report NAME LINE...: a stress-ng log of those lines, framed by the lines
 # every run prints
 report() {

@@ -12,10 +12,7 @@ kernel=${VM_KERNEL:-$top/build/bzImage-full}
 out=$top/build/bench-smoke
 n=0 failed=0
 
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
-}
+. "$top/tests/lib/tap.sh"
 
 echo "TAP version 13"
 if [ ! -f "$kernel" ]; then
@@ -99,4 +96,4 @@ build/tests/bin/with_parked ten -- true >/dev/null 2>&1
 ok $? "with_parked refuses a count that is not a number"
 
 echo "1..$n"
-exit $failed
+exit $((failed > 0))

@@ -14,10 +14,7 @@ kernel=${VM_KERNEL:-$top/build/bzImage-full}
 programs=(setbatch_tool batchtop_live)
 n=0 failed=0
 
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
-}
+. "$top/tests/lib/tap.sh"
 
 echo "TAP version 13"
 if [ ! -f "$kernel" ]; then
@@ -81,4 +78,4 @@ while IFS= read -r line; do
 done <"$log"
 [ $inner -gt 0 ] || ok 1 "the guest tests ran from the private folder (status $rc)"
 echo "1..$n"
-exit $failed
+exit $((failed > 0))
