@@ -59,13 +59,16 @@ static int batchstat_show(struct seq_file *m, void *v)
 
 /*
  * /proc/PID/batchstat: "STATE PARKS PARKED_NS", where STATE is P (parked),
- * R (running in the idle-batch class), N (in fair: runnable or sleeping,
- * at its nice value) or - (not an idle-batch task), PARKS the times it was
- * parked and PARKED_NS the time it spent parked, both since fork.
+ * R (running in the idle-batch class), B (boosted by priority inheritance
+ * to a real-time or deadline waiter's priority), N (in fair: runnable or
+ * sleeping, at its nice value) or - (not an idle-batch task), PARKS the
+ * times it was parked and PARKED_NS the time it spent parked, both since
+ * fork.
  */
 int proc_pid_batchstat(struct seq_file *m, struct pid_namespace *ns,
 		       struct pid *pid, struct task_struct *p)
 {
+	const struct sched_class *cls;
 	u64 parked_at, parked, now;
 	unsigned long parks;
 	unsigned int seq;
@@ -82,10 +85,15 @@ int proc_pid_batchstat(struct seq_file *m, struct pid_namespace *ns,
 		parked = p->batch.parked_sum;
 	} while (read_seqcount_retry(&p->batch.park_seq, seq));
 
-	if (READ_ONCE(p->sched_class) != &batch_sched_class)
-		state = task_has_idlebatch_policy(p) ? 'N' : '-';
-	else
+	cls = READ_ONCE(p->sched_class);
+	if (cls == &batch_sched_class)
 		state = task_on_cpu(task_rq(p), p) ? 'R' : 'P';
+	else if (!task_has_idlebatch_policy(p))
+		state = '-';
+	else if (sched_class_above(cls, &fair_sched_class))
+		state = 'B';
+	else
+		state = 'N';
 	if (parked_at) {
 		now = sched_clock_cpu(task_cpu(p));
 		if (now > parked_at)

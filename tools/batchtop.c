@@ -195,6 +195,7 @@ static const char *state_word(char s)
 	switch (s) {
 	case 'P': return "parked";
 	case 'R': return "running";
+	case 'B': return "boosted";
 	case 'N': return "kernel";
 	default: return "?";
 	}
@@ -275,7 +276,7 @@ static struct task_row *task_rows(const struct frame *prev, const struct frame *
 static void print_text(FILE *out, const struct frame *prev, const struct frame *cur, double dt,
 		       const struct options *o)
 {
-	int parked = 0, running = 0, kernel = 0, n = 0, nrows;
+	int parked = 0, running = 0, kernel = 0, boosted = 0, n = 0, nrows;
 	struct task_row *rows;
 	char hist[BATCHSTAT_HISTORY + 1], user[32];
 
@@ -286,11 +287,15 @@ static void print_text(FILE *out, const struct frame *prev, const struct frame *
 		parked += cur->tasks[i].batch_state == 'P';
 		running += cur->tasks[i].batch_state == 'R';
 		kernel += cur->tasks[i].batch_state == 'N';
+		boosted += cur->tasks[i].batch_state == 'B';
 	}
 	fprintf(out, "batchtop: %d CPUs, batchstat version %d, %.1f s between frames\n",
 	       cur->stat.ncpu, cur->stat.version, dt);
-	fprintf(out, "idle-batch tasks: %d (%d running, %d parked, %d in the kernel or asleep)\n",
-	       n, running, parked, kernel);
+	fprintf(out, "idle-batch tasks: %d (%d running, %d parked, %d in the kernel or asleep",
+		n, running, parked, kernel);
+	if (boosted)
+		fprintf(out, ", %d boosted by priority inheritance", boosted);
+	fprintf(out, ")\n");
 	if (events_on) {
 		fprintf(out, "events/s (tracefs):");
 		for (int i = 0; i < EV_KINDS; i++)

@@ -180,6 +180,7 @@ static const char *state_name(char state)
 	switch (state) {
 	case 'P': return "parked";
 	case 'R': return "running on idle time";
+	case 'B': return "boosted by priority inheritance (holds a lock a real-time or deadline task waits for)";
 	case 'N': return "in the kernel, asleep or about to be parked (normal priority)";
 	default: return "not idle-batch";
 	}

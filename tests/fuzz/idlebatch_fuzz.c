@@ -1207,7 +1207,7 @@ static void check_tid(struct slot *s, pid_t tid)
 		return;
 	pol = p1 & ~SCHED_RESET_ON_FORK;
 	atomic_fetch_add(&inv_checks[INV_STATE], 1);
-	if (pol == SCHED_IDLEBATCH ? (!strchr("PRN", st1) || !strchr("PRN", st2))
+	if (pol == SCHED_IDLEBATCH ? (!strchr("PRNB", st1) || !strchr("PRNB", st2))
 				   : (st1 != '-' || st2 != '-'))
 		violation(INV_STATE, "tid %d (%s): policy %d but batchstat states %c, %c",
 			  tid, kind_name[s->kind], pol, st1, st2);

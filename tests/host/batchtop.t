@@ -96,6 +96,25 @@ if python3 -m json.tool <"$tmp/out" >/dev/null 2>&1; then ok "--json output is v
 expect_golden filter-pid -b -p 300 --replay "$tmp/basic"
 expect_golden filter-user -b -u 65534 --replay "$tmp/basic"
 
+# A thread boosted by priority inheritance (batchstat B): its row says
+# boosted, and the summary counts it, in text and in JSON
+cp -r "$tmp/basic" "$tmp/boost"
+for f in 0 1; do echo "B 3 100000000" >"$tmp/boost/$f/proc/300/task/301/batchstat"; done
+"$tool" -b --replay "$tmp/boost" >"$tmp/out" 2>"$tmp/err"
+if grep -qE '^ +300 +301 nobody +19 +1 boosted ' "$tmp/out" &&
+   grep -qF '(2 running, 1 parked, 0 in the kernel or asleep, 1 boosted by priority inheritance)' "$tmp/out" &&
+   [ ! -s "$tmp/err" ]; then
+	ok "a boosted thread: its row says boosted, and the summary counts it"
+else
+	notok "a boosted thread: its row says boosted, and the summary counts it" "$(cat "$tmp/out" "$tmp/err")"
+fi
+"$tool" --json --replay "$tmp/boost" >"$tmp/out" 2>"$tmp/err"
+if python3 -c 'import json,sys; d=json.load(sys.stdin); t=[t for t in d["tasks"] if t["tid"]==301]; sys.exit(0 if t and t[0]["state"]=="boosted" else 1)' <"$tmp/out" 2>/dev/null; then
+	ok "a boosted thread: --json says state boosted"
+else
+	notok "a boosted thread: --json says state boosted" "$(cat "$tmp/out" "$tmp/err")"
+fi
+
 # A newer batchstat: a new line and more fields per CPU; the known ones are read
 cp -r "$tmp/basic" "$tmp/newer"
 for f in 0 1; do

@@ -389,4 +389,86 @@ TEST_F(safety, a_parked_pi_futex_owner_is_boosted)
 	munmap(sh, sizeof(*sh));
 }
 
+/*
+ * /proc/PID/batchstat says B while a real-time waiter's priority lifts an
+ * idle-batch owner, in user space, and not after it lets go.
+ */
+TEST_F(safety, a_pi_owner_boosted_to_rt_shows_b)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+	long long parks, parked;
+	int boosted = 0, seen = 0, status;
+	struct pi_shared *sh;
+	pid_t owner, waiter;
+	char state;
+	uint64_t t0;
+
+	sh = pi_shared_create();
+	ASSERT_NE(NULL, sh);
+
+	owner = fork();
+	if (owner == 0) {
+		double start;
+
+		pthread_mutex_lock(&sh->lock);
+		sh->locked = 1;
+		pin_to_cpu(0, CPU);
+		set_policy(0, SCHED_IDLEBATCH);
+		/* 1 s of our own CPU time in user space, the lock held */
+		start = thread_cpu_s();
+		while (thread_cpu_s() - start < 1.0)
+			;
+		pthread_mutex_unlock(&sh->lock);
+		spin_forever();
+	}
+	self->pids[self->n++] = owner;
+	while (!sh->locked)
+		usleep(1000);
+	usleep(300000);
+	ASSERT_TRUE(starved(owner));
+	ASSERT_EQ(0, task_batchstat(owner, &state, &parks, &parked));
+	EXPECT_EQ('P', state);
+
+	waiter = fork();
+	if (waiter == 0) {
+		struct timespec deadline;
+
+		pin_to_cpu(0, 0);
+		if (sched_setscheduler(0, SCHED_FIFO, &sp))
+			_exit(100);
+		clock_gettime(CLOCK_REALTIME, &deadline);
+		deadline.tv_sec += 20;
+		if (pthread_mutex_timedlock(&sh->lock, &deadline))
+			_exit(101);
+		pthread_mutex_unlock(&sh->lock);
+		_exit(0);
+	}
+	ASSERT_LT(0, waiter);
+	/* While the waiter waits, the owner runs at its priority */
+	t0 = now_ns();
+	while (now_ns() - t0 < 10000000000ull && waitpid(waiter, &status, WNOHANG) == 0) {
+		if (task_batchstat(owner, &state, &parks, &parked) == 0) {
+			seen++;
+			boosted += state == 'B';
+			if (state == 'B' && boosted == 1)
+				TH_LOG("B after %.1f ms: policy %lld, priority %lld (stat)",
+				       (now_ns() - t0) / 1e6, stat_field(owner, 41), stat_field(owner, 18));
+		}
+		usleep(5000);
+	}
+	if (waitpid(waiter, &status, WNOHANG) == 0) {
+		kill(waiter, SIGKILL);
+		waitpid(waiter, &status, 0);
+	}
+	TH_LOG("%d of %d looks said B", boosted, seen);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_LT(0, boosted);
+	/* Its policy stays idle-batch throughout, and B goes with the boost */
+	EXPECT_EQ(SCHED_IDLEBATCH, stat_field(owner, 41));
+	usleep(300000);
+	ASSERT_EQ(0, task_batchstat(owner, &state, &parks, &parked));
+	EXPECT_NE('B', state);
+	munmap(sh, sizeof(*sh));
+}
+
 TEST_HARNESS_MAIN
