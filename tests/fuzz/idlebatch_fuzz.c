@@ -342,6 +342,8 @@ static atomic_ullong st_freeze_watch_gap_worst_ns;
 static atomic_long st_freezes_slow;
 /* Threads not frozen yet when a freeze became slow, by policy and state */
 static atomic_long st_freeze_laggards[10], st_freeze_laggards_running[10];
+/* ... and of the idle-batch ones, those still parked: each a violation */
+static atomic_long st_freeze_laggards_parked;
 static atomic_long st_pi_acq, st_pi_timeout, st_pi_dead, st_pi_err;
 static atomic_long st_rt_capped, st_unsettled;
 static atomic_long st_exits_voluntary, st_exits_signal;
@@ -2521,6 +2523,9 @@ static void check_parks_sum(int final)
  * by policy, and those of them that are runnable (state R): waiting for a
  * CPU, like a task that must die.  A thread in do_freezer_trap() is
  * frozen; a stopped or traced one counts as frozen for cgroup.events.
+ * An idle-batch laggard still parked is a violation: the freezer's
+ * signal_wake_up() unparks it, and with the freeze pending it cannot be
+ * parked again, so a freeze would wait for idle time.
  */
 static void count_freeze_laggards(int cg)
 {
@@ -2552,6 +2557,17 @@ static void count_freeze_laggards(int cg)
 		atomic_fetch_add(&st_freeze_laggards[pol], 1);
 		if (state == 'R')
 			atomic_fetch_add(&st_freeze_laggards_running[pol], 1);
+		if (pol == SCHED_IDLEBATCH) {
+			long long parks, parked_ns;
+			char bst;
+
+			if (task_batchstat(tid, &bst, &parks, &parked_ns) == 0 && bst == 'P') {
+				atomic_fetch_add(&st_freeze_laggards_parked, 1);
+				violation(INV_FREEZE, "idle-batch thread %d of %s still parked %d ms after cgroup.freeze=1",
+					  tid, cg_path[cg], opt_kill_bound_ms);
+				dump_task(tid);
+			}
+		}
 	}
 	if (fp)
 		fclose(fp);
@@ -3077,6 +3093,7 @@ static int report(double secs)
 		if (st_freeze_laggards[i])
 			printf(" [%d] %ld, %ld", i, (long)st_freeze_laggards[i],
 			       (long)st_freeze_laggards_running[i]);
+	printf("; idle-batch ones still parked: %ld", (long)st_freeze_laggards_parked);
 	printf("\n");
 	printf("#   PI futex: operators %ld taken (%ld owner-died), %ld timeouts, %ld errors; pool %ld taken, %ld errors\n",
 	       (long)st_pi_acq, (long)st_pi_dead, (long)st_pi_timeout, (long)st_pi_err,
