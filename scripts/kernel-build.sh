@@ -63,7 +63,8 @@ stamp=$( { git -C "$tree" rev-parse "HEAD^{tree}"; [ -z "$base" ] || base_text; 
 # depend mode); hits come from the kernel's own -MMD dependency lists.
 export CCACHE_BASEDIR=$build CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G} CCACHE_DEPEND=1
 export KBUILD_BUILD_USER=idlebatch KBUILD_BUILD_HOST=qemu-guest
-kmake() { make -s -C "$tree" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" "$@"; }
+# scripts/kernel-cc: through ccache, but an .incbin source (bzImage's payload)
+kmake() { make -s -C "$tree" O="$obj" CC="$top/scripts/kernel-cc" HOSTCC="ccache gcc" "$@"; }
 
 if [ "$(cat "$obj/.idlebatch-config" 2>/dev/null)" != "$stamp" ] || [ ! -f "$obj/.config" ]; then
 	echo "kernel-build: configuring $obj ($preempt preemption${base:+, from $base})"
@@ -101,5 +102,15 @@ fi
 target=${KBUILD_TARGET:-bzImage}
 echo "kernel-build: building $target in $obj"
 kmake -j"$(nproc)" "$target"
-[ "$target" != bzImage ] || ln -sfn "obj-$name/arch/x86/boot/bzImage" "$build/bzImage-$name"
+if [ "$target" = bzImage ]; then
+	# The kernel in bzImage must be the vmlinux just linked: its banner
+	# (release, build number and time) is the proof.  awk reads to the
+	# end, so that no writer before it dies of SIGPIPE under pipefail.
+	banner() { strings -n 20 | awk '/^Linux version .*#[0-9]+ .*[0-9][0-9]:[0-9][0-9]:[0-9][0-9] / && !n++'; }
+	want=$(banner <"$obj/vmlinux")
+	got=$("$tree/scripts/extract-vmlinux" "$obj/arch/x86/boot/bzImage" 2>/dev/null | banner)
+	[ -n "$want" ] && [ "$want" = "$got" ] ||
+		die "bzImage does not hold the vmlinux just built (vmlinux: '${want:-no banner}', bzImage: '${got:-no banner}')"
+	ln -sfn "obj-$name/arch/x86/boot/bzImage" "$build/bzImage-$name"
+fi
 echo "kernel-build: $(cat "$obj/include/config/kernel.release") $(sed -n 's/.*UTS_VERSION "\(.*\)"/\1/p' "$obj/include/generated/utsversion.h"), $SECONDS s"

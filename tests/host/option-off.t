@@ -30,7 +30,7 @@ fi
 
 # Depend mode, as scripts/kernel-build.sh says why
 export CCACHE_BASEDIR=$build CCACHE_NOHASHDIR=1 CCACHE_DEPEND=1
-kmake() { make -s -C "$tree" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" "$@"; }
+kmake() { make -s -C "$tree" O="$obj" CC="$top/scripts/kernel-cc" HOSTCC="ccache gcc" "$@"; }
 mkdir -p "$obj"
 kmake tinyconfig >/dev/null
 "$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \

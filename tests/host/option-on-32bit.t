@@ -28,7 +28,7 @@ fi
 
 # Depend mode, as scripts/kernel-build.sh says why
 export CCACHE_BASEDIR=$build CCACHE_NOHASHDIR=1 CCACHE_DEPEND=1
-kmake() { make -s -C "$tree" O="$obj" ARCH=i386 CC="ccache gcc" HOSTCC="ccache gcc" "$@"; }
+kmake() { make -s -C "$tree" O="$obj" ARCH=i386 CC="$top/scripts/kernel-cc" HOSTCC="ccache gcc" "$@"; }
 mkdir -p "$obj"
 kmake tinyconfig >/dev/null
 "$tree/scripts/config" --file "$obj/.config" -e SMP -e PROC_FS -e SCHED_IDLEBATCH \
