@@ -63,7 +63,9 @@ static int batchstat_show(struct seq_file *m, void *v)
  * to a real-time or deadline waiter's priority), N (in fair: runnable or
  * sleeping, at its nice value) or - (not an idle-batch task), PARKS the
  * times it was parked and PARKED_NS the time it spent parked, both since
- * fork.
+ * fork.  B needs a donor too (pi_top_task, only compared with NULL): a
+ * change of policy from real time stores the policy before the class, and
+ * a reader between the two must not see a boost.
  */
 int proc_pid_batchstat(struct seq_file *m, struct pid_namespace *ns,
 		       struct pid *pid, struct task_struct *p)
@@ -90,7 +92,8 @@ int proc_pid_batchstat(struct seq_file *m, struct pid_namespace *ns,
 		state = task_on_cpu(task_rq(p), p) ? 'R' : 'P';
 	else if (!task_has_idlebatch_policy(p))
 		state = '-';
-	else if (sched_class_above(cls, &fair_sched_class))
+	else if (sched_class_above(cls, &fair_sched_class) &&
+		 data_race(rt_mutex_get_top_task(p)))
 		state = 'B';
 	else
 		state = 'N';

@@ -296,7 +296,7 @@ static inline long task_parks(pid_t pid)
 	return task_parks_and_state(pid, &state);
 }
 
-/* @pid's state letter in /proc/PID/batchstat: P parked, R running in the class, N in fair */
+/* @pid's state letter in /proc/PID/batchstat: P parked, R running in the class, B boosted, N in fair, - none */
 static inline char batch_state(pid_t pid)
 {
 	char state;
