@@ -93,6 +93,7 @@ int proc_pid_batchstat(struct seq_file *m, struct pid_namespace *ns,
 	else if (!task_has_idlebatch_policy(p))
 		state = '-';
 	else if (sched_class_above(cls, &fair_sched_class) &&
+		 /* the donor is only compared with NULL, never followed */
 		 data_race(rt_mutex_get_top_task(p)))
 		state = 'B';
 	else
