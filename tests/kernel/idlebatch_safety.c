@@ -343,6 +343,36 @@ static double thread_cpu_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * A child that takes @sh's PI lock, then becomes an idle-batch task on CPU
+ * and holds the lock for @hold_s of its own CPU time in user space, next
+ * to the hog: parked, the lock held.  Returned once it holds the lock and
+ * has had 300 ms to be parked.  Lock first: parked before it took the
+ * lock, it never would.
+ */
+static pid_t start_parked_pi_owner(struct pi_shared *sh, double hold_s)
+{
+	pid_t owner = fork();
+
+	if (owner == 0) {
+		double start;
+
+		pthread_mutex_lock(&sh->lock);
+		sh->locked = 1;
+		pin_to_cpu(0, CPU);
+		set_policy(0, SCHED_IDLEBATCH);
+		start = thread_cpu_s();
+		while (thread_cpu_s() - start < hold_s)
+			;
+		pthread_mutex_unlock(&sh->lock);
+		spin_forever();
+	}
+	while (owner > 0 && !sh->locked)
+		usleep(1000);
+	usleep(300000);
+	return owner;
+}
+
 TEST_F(safety, a_parked_pi_futex_owner_is_boosted)
 {
 	struct pi_shared *sh;
@@ -354,26 +384,10 @@ TEST_F(safety, a_parked_pi_futex_owner_is_boosted)
 	sh = pi_shared_create();
 	ASSERT_NE(NULL, sh);
 
-	owner = fork();
-	if (owner == 0) {
-		double start;
-
-		/* Lock first: parked before it took the lock, it never would. */
-		pthread_mutex_lock(&sh->lock);
-		sh->locked = 1;
-		pin_to_cpu(0, CPU);
-		set_policy(0, SCHED_IDLEBATCH);
-		/* Hold the lock for 100 ms of our own CPU time, in user space. */
-		start = thread_cpu_s();
-		while (thread_cpu_s() - start < 0.1)
-			;
-		pthread_mutex_unlock(&sh->lock);
-		spin_forever();
-	}
+	/* The lock held for 100 ms of the owner's CPU time */
+	owner = start_parked_pi_owner(sh, 0.1);
+	ASSERT_LT(0, owner);
 	self->pids[self->n++] = owner;
-	while (!sh->locked)
-		usleep(1000);
-	usleep(300000);
 	ASSERT_TRUE(starved(owner));
 
 	pin_to_cpu(0, 0);
@@ -419,25 +433,10 @@ TEST_F(safety, a_pi_owner_boosted_to_rt_shows_b)
 	sh = pi_shared_create();
 	ASSERT_NE(NULL, sh);
 
-	owner = fork();
-	if (owner == 0) {
-		double start;
-
-		pthread_mutex_lock(&sh->lock);
-		sh->locked = 1;
-		pin_to_cpu(0, CPU);
-		set_policy(0, SCHED_IDLEBATCH);
-		/* 1 s of our own CPU time in user space, the lock held */
-		start = thread_cpu_s();
-		while (thread_cpu_s() - start < 1.0)
-			;
-		pthread_mutex_unlock(&sh->lock);
-		spin_forever();
-	}
+	/* The lock held for 1 s of the owner's CPU time */
+	owner = start_parked_pi_owner(sh, 1.0);
+	ASSERT_LT(0, owner);
 	self->pids[self->n++] = owner;
-	while (!sh->locked)
-		usleep(1000);
-	usleep(300000);
 	ASSERT_TRUE(starved(owner));
 	ASSERT_EQ(0, task_batchstat(owner, &state, &parks, &parked));
 	EXPECT_EQ('P', state);

@@ -68,42 +68,46 @@ pipe_never_wrote() {
 		! grep -qE '\] pipe: WARNING: finished prematurely' "$1"
 }
 
-# The lines of LOG that are a known defect of STRESSOR (all known ones
-# without STRESSOR).  LOG [STRESSOR]
-known_defect_lines() {
+# The known defects that apply to LOG, of STRESSOR (of any without it):
+# a line each, "REGEX|WHY", its condition, where it has one, met.
+# LOG [STRESSOR]
+applicable_defects() {
 	local entry name re why cond
 	for entry in "${known_defects[@]}"; do
 		IFS='|' read -r name re why cond <<<"$entry"
 		[ -z "${2:-}" ] || [ "$name" = "$2" ] || continue
 		[ -z "$cond" ] || "$cond" "$1" || continue
-		grep -E "$re" "$1"
+		printf '%s|%s\n' "$re" "$why"
 	done
+}
+
+# The lines of LOG that are a known defect of STRESSOR (all known ones
+# without STRESSOR).  LOG [STRESSOR]
+known_defect_lines() {
+	local re why
+	while IFS='|' read -r re why; do
+		[ -z "$re" ] || grep -E "$re" "$1"
+	done <<<"$(applicable_defects "$@")"
 }
 
 # Standard input, lines of LOG, less those that are a known defect of
 # STRESSOR (of any stressor without STRESSOR).  LOG [STRESSOR]
 without_known_defects() {
-	local entry name re why cond lines
+	local re why lines
 	lines=$(cat)
-	for entry in "${known_defects[@]}"; do
-		IFS='|' read -r name re why cond <<<"$entry"
-		[ -z "${2:-}" ] || [ "$name" = "$2" ] || continue
-		[ -z "$cond" ] || "$cond" "$1" || continue
-		lines=$(grep -vE -- "$re" <<<"$lines")
-	done
+	while IFS='|' read -r re why; do
+		[ -z "$re" ] || lines=$(grep -vE -- "$re" <<<"$lines")
+	done <<<"$(applicable_defects "$@")"
 	[ -z "$lines" ] || printf '%s\n' "$lines"
 }
 
 # Why the known defects of STRESSOR that LOG shows are ones (empty when it
 # shows none).  LOG STRESSOR
 known_defect_why() {
-	local entry name re why cond out=
-	for entry in "${known_defects[@]}"; do
-		IFS='|' read -r name re why cond <<<"$entry"
-		[ "$name" = "$2" ] || continue
-		[ -z "$cond" ] || "$cond" "$1" || continue
-		grep -qE -- "$re" "$1" && out+="${out:+; }$why"
-	done
+	local re why out=
+	while IFS='|' read -r re why; do
+		[ -n "$re" ] && grep -qE -- "$re" "$1" && out+="${out:+; }$why"
+	done <<<"$(applicable_defects "$1" "$2")"
 	echo "$out"
 }
 
@@ -139,6 +143,13 @@ stressor_failures() {
 # which may hide one.  Standard input.
 stress_ng_crashes() {
 	grep -E '(traps: |\] |^)stress-ng(-[a-z0-9-]+)?\[[0-9]+\]:? (segfault at|trap |general protection)|(show_signal_msg|show_signal): [0-9]+ callbacks suppressed'
+}
+
+# A crash of the process named COMM is a worker of STRESSOR's (comm is
+# cut to 15 characters; the main process and exec'd children are plain
+# stress-ng, nobody's worker).  COMM STRESSOR
+crash_of_stressor() {
+	[[ $1 == stress-ng-* && "stress-ng-$2" == "$1"* ]]
 }
 
 # The command name (comm, at most 15 characters) of each crash line on
@@ -199,9 +210,7 @@ unattributed_crashes() {
 	while IFS= read -r line; do
 		[ -n "$line" ] || continue
 		c=$(crashed_comms <<<"$line") hit=0
-		if [ -n "$c" ] && [ "$c" != stress-ng ]; then
-			for s in "$@"; do [[ "stress-ng-$s" == "$c"* ]] && hit=1; done
-		fi
+		for s in "$@"; do crash_of_stressor "$c" "$s" && hit=1; done
 		[ $hit -eq 1 ] || echo "$line"
 	done <<<"$crashes"
 }
