@@ -373,6 +373,31 @@ TEST_F_TIMEOUT(ext, full_switch_idlebatch_tasks_run_under_scx_simple, 180)
 }
 
 /*
+ * tools/sched_ext's scx_qmap, which -p runs in partial mode: SCX_QMAP, or
+ * the one next to SCX_SIMPLE.  NULL, with the reason to skip in @why, if
+ * there is none.
+ */
+static const char *find_qmap(char *qmap, size_t size, char *why, size_t why_size)
+{
+	const char *env = getenv("SCX_QMAP"), *simple = getenv("SCX_SIMPLE");
+
+	if (env && *env) {
+		snprintf(qmap, size, "%s", env);
+	} else if (simple && *simple && strrchr(simple, '/')) {
+		snprintf(qmap, size, "%.*s/scx_qmap",
+			 (int)(strrchr(simple, '/') - simple), simple);
+	} else {
+		snprintf(why, why_size, "neither SCX_QMAP nor SCX_SIMPLE is set (scripts/build-scx.sh builds both)");
+		return NULL;
+	}
+	if (access(qmap, X_OK)) {
+		snprintf(why, why_size, "%s: %s", qmap, strerror(errno));
+		return NULL;
+	}
+	return qmap;
+}
+
+/*
  * Partial mode (scx_qmap -p): only SCHED_EXT tasks are on ext, and there
  * are none here.  The idle-batch tasks are fair tasks and behave as
  * without sched_ext: next to a normal hog on their CPU they are parked
@@ -382,20 +407,11 @@ TEST_F_TIMEOUT(ext, full_switch_idlebatch_tasks_run_under_scx_simple, 180)
  */
 TEST_F_TIMEOUT(ext, partial_switch_idlebatch_tasks_park_as_usual, 180)
 {
-	const char *env = getenv("SCX_QMAP"), *simple = getenv("SCX_SIMPLE");
-	char qmap[512];
+	char qmap[512], why[600];
 	long long parks0, parks1;
 
-	if (env && *env) {
-		snprintf(qmap, sizeof(qmap), "%s", env);
-	} else if (simple && *simple && strrchr(simple, '/')) {
-		snprintf(qmap, sizeof(qmap), "%.*s/scx_qmap",
-			 (int)(strrchr(simple, '/') - simple), simple);
-	} else {
-		SKIP(return, "neither SCX_QMAP nor SCX_SIMPLE is set (scripts/build-scx.sh builds both)");
-	}
-	if (access(qmap, X_OK))
-		SKIP(return, "%s: %s", qmap, strerror(errno));
+	if (!find_qmap(qmap, sizeof(qmap), why, sizeof(why)))
+		SKIP(return, "%s", why);
 
 	start_scx_or_fail(_metadata, self, qmap, "-p", "0", "qmap");
 	parks0 = all_parks();
@@ -430,6 +446,212 @@ TEST_F_TIMEOUT(ext, partial_switch_idlebatch_tasks_park_as_usual, 180)
 			}
 		}
 	}
+	stop_scx_and_check(_metadata, self);
+}
+
+#define SCHED_EXT_POLICY	7
+
+/*
+ * An ext task on @cpu (anywhere if @cpu < 0), spinning for @busy_us and
+ * sleeping for @sleep_us (0: spinning for ever), over and over: every
+ * wakeup or end of a slice goes through the BPF scheduler's queue, and a
+ * CPU's balance() often takes a task that may run anywhere from another
+ * CPU's runqueue, which drops its rq lock.
+ */
+static pid_t start_ext_task(int cpu, unsigned int busy_us, unsigned int sleep_us)
+{
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	enter_policy_or_exit(SCHED_EXT_POLICY, 0, cpu);
+	if (!sleep_us)
+		spin_forever();
+	for (;;) {
+		uint64_t end = now_ns() + busy_us * 1000ull;
+
+		while (now_ns() < end)
+			;
+		usleep(sleep_us);
+	}
+}
+
+/*
+ * Partial mode (scx_qmap -p): ext tasks outrank idle-batch ones, whatever
+ * class the idle-batch task runs in at a moment.  Two ext spinners per CPU
+ * that may run anywhere, and one idle-batch spinner: the idle-batch task
+ * must get next to nothing of the CPUs (under 2% of what all the tasks
+ * got), not a CPU of its own that sched_ext stays away from.
+ */
+TEST_F_TIMEOUT(ext, partial_switch_ext_tasks_keep_idlebatch_waiting, 180)
+{
+	char qmap[512], why[600];
+	uint64_t ext0 = 0, ext1 = 0, batch0, batch1;
+	pid_t batch;
+	int next;
+
+	if (!find_qmap(qmap, sizeof(qmap), why, sizeof(why)))
+		SKIP(return, "%s", why);
+	start_scx_or_fail(_metadata, self, qmap, "-p", "0", "qmap");
+	for (int i = 0; i < 2 * self->ncpus && self->ntasks < MAX_TASKS - 1; i++)
+		self->tasks[self->ntasks++].pid = start_ext_task(-1, 0, 0);
+	next = self->ntasks;
+	batch = start_task(SCHED_IDLEBATCH, -1);
+	self->tasks[self->ntasks++].pid = batch;
+	sleep(WARMUP_S);
+	batch0 = cputime_ns(batch);
+	for (int i = 0; i < next; i++)
+		ext0 += cputime_ns(self->tasks[i].pid);
+	sleep(SAMPLES);
+	batch1 = cputime_ns(batch);
+	for (int i = 0; i < next; i++)
+		ext1 += cputime_ns(self->tasks[i].pid);
+	TH_LOG("in %d s: ext tasks %.2f s, idle-batch task %.2f s (%ld parks, state %c)",
+	       SAMPLES, (ext1 - ext0) / 1e9, (batch1 - batch0) / 1e9,
+	       task_parks(batch), batch_state(batch));
+	EXPECT_LE((batch1 - batch0) * 50, (ext1 - ext0) + (batch1 - batch0));
+	stop_scx_and_check(_metadata, self);
+}
+
+/* Is a signal pending for @pid (SigPnd or ShdPnd)?  -1 if unreadable */
+static int signal_pending_for(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long v;
+	int pending = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if ((sscanf(line, "SigPnd: %llx", &v) == 1 ||
+		     sscanf(line, "ShdPnd: %llx", &v) == 1) && v)
+			pending = 1;
+	fclose(f);
+	return pending;
+}
+
+/*
+ * The idle-batch target, on CPU 0: it spins, and is stopped and continued
+ * by the test.
+ */
+static void __attribute__((noreturn)) race_target(void)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	enter_policy_or_exit(SCHED_IDLEBATCH, 0, 0);
+	spin_forever();
+}
+
+/* Wait up to @timeout_ns for @pid, a child, to stop; true if it did */
+static bool wait_stopped(pid_t pid, uint64_t timeout_ns)
+{
+	uint64_t t0 = now_ns();
+	int status;
+
+	do {
+		pid_t r = waitpid(pid, &status, WUNTRACED | WNOHANG);
+
+		if (r == pid && WIFSTOPPED(status))
+			return true;
+		if (r != 0)
+			return false;
+	} while (now_ns() - t0 < timeout_ns);
+	return false;
+}
+
+/* Spin for up to @max_us, a random time: sweeps the moments that follow */
+static void spin_random_us(unsigned int max_us)
+{
+	uint64_t end = now_ns() + (uint64_t)(random() % (max_us + 1)) * 1000;
+
+	while (now_ns() < end)
+		;
+}
+
+/*
+ * Partial mode (scx_qmap -p), with ext tasks that keep every CPU busy (two
+ * spinners on each CPU) and wake up all the time (two more per CPU, which
+ * run anywhere): sched_ext's balance() runs at every pick, after the park
+ * of the task going out has begun, and may drop the rq lock to take an
+ * ext task from another CPU.  A signal that reaches an idle-batch task in
+ * that gap must still bring it back: the task is in the idle-batch class
+ * then, but still the CPU's current task, and were it taken for running
+ * it would be parked a moment later and wait for idle time that the ext
+ * tasks never leave.
+ *
+ * The target, an idle-batch spinner on CPU 0, is parked next to the ext
+ * tasks.  SIGSTOP unparks it and it stops; SIGCONT wakes it, and it is
+ * parked again on its way back to user mode.  The next SIGSTOP comes from
+ * the last CPU a random 0 to 300 us after the SIGCONT, which sweeps that
+ * park, for RACE_RUN_S.  Each stop must come within a second (it takes
+ * milliseconds: a task brought back to fair preempts ext at once).
+ *
+ * In the emulator the lock is dropped in few of these parks (the ext task
+ * to run next is mostly on this CPU already), and the old kernel passed
+ * this test: it guards the signal path under a BPF scheduler in general,
+ * not that gap in particular.
+ */
+#define RACE_RUN_S	10
+
+TEST_F_TIMEOUT(ext, partial_switch_a_parked_task_stops_at_once_next_to_ext_tasks, 180)
+{
+	int tries = 0, slow = 0, lost = 0;
+	uint64_t worst = 0, end;
+	char qmap[512], why[600];
+	long parks0, parks1;
+	pid_t target;
+
+	if (!find_qmap(qmap, sizeof(qmap), why, sizeof(why)))
+		SKIP(return, "%s", why);
+	if (self->ncpus < 2)
+		SKIP(return, "one CPU: the signals come from another one");
+
+	start_scx_or_fail(_metadata, self, qmap, "-p", "0", "qmap");
+	for (int i = 0; i < 4 * self->ncpus && self->ntasks < MAX_TASKS - 1; i++)
+		self->tasks[self->ntasks++].pid = i % 2 ? start_ext_task(-1, 200, 100) :
+							  start_ext_task(i / 4, 0, 0);
+	target = fork();
+	ASSERT_GE(target, 0);
+	if (target == 0)
+		race_target();
+	self->tasks[self->ntasks++].pid = target;
+
+	/* The signals come from the last CPU, above ext */
+	ASSERT_EQ(0, pin_to_cpu(0, self->ncpus - 1));
+	usleep(500000);
+	parks0 = task_parks(target);
+	ASSERT_GT(parks0, 0) TH_LOG("the idle-batch target never parked next to the ext tasks");
+
+	end = now_ns() + RACE_RUN_S * 1000000000ull;
+	while (now_ns() < end) {
+		uint64_t t0, waited;
+
+		spin_random_us(300);
+		t0 = now_ns();
+		tries++;
+		ASSERT_EQ(0, kill(target, SIGSTOP));
+		if (!wait_stopped(target, 1000000000ull)) {
+			lost++;
+			TH_LOG("SIGSTOP %d not taken in 1 s: batchstat state %c, signal pending %d",
+			       tries, batch_state(target), signal_pending_for(target));
+			break;
+		}
+		waited = now_ns() - t0;
+		if (waited > worst)
+			worst = waited;
+		if (waited > 20000000ull)
+			slow++;
+		ASSERT_EQ(0, kill(target, SIGCONT));
+	}
+	parks1 = task_parks(target);
+	TH_LOG("%d stops in %d s, %ld parks; slowest after %.2f ms, %d over 20 ms",
+	       tries, RACE_RUN_S, parks1 - parks0, worst / 1e6, slow);
+	EXPECT_EQ(0, lost);
+	/* The target was parked again after most stops: the sweep met parks */
+	EXPECT_GE(parks1 - parks0, tries / 2);
 	stop_scx_and_check(_metadata, self);
 }
 
