@@ -421,6 +421,30 @@ static inline long long stat_field(pid_t pid, int n)
 	return value;
 }
 
+/*
+ * Is a signal pending for @pid, its own or its thread group's (SigPnd or
+ * ShdPnd in /proc/PID/status)?  1 or 0, -1 if unreadable.
+ */
+static inline int pending_signals(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long pnd = 0, shd = 0, v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "SigPnd: %llx", &v) == 1)
+			pnd = v;
+		if (sscanf(line, "ShdPnd: %llx", &v) == 1)
+			shd = v;
+	}
+	fclose(f);
+	return pnd || shd;
+}
+
 static inline char task_state(pid_t pid)
 {
 	char buf[4096], *p = stat_fields(pid, buf, sizeof(buf));

@@ -128,26 +128,6 @@ static void on_usr1(int sig)
 	(*handled)++;
 }
 
-static int pending_signals(pid_t pid)
-{
-	char path[64], line[256];
-	unsigned long long pnd = 0, shd = 0, v;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "SigPnd: %llx", &v) == 1)
-			pnd = v;
-		if (sscanf(line, "ShdPnd: %llx", &v) == 1)
-			shd = v;
-	}
-	fclose(f);
-	return pnd || shd;
-}
-
 TEST_F(safety, a_parked_task_takes_its_signal_promptly)
 {
 	uint64_t t0;

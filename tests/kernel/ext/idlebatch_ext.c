@@ -21,6 +21,7 @@
  *	env SCX_SIMPLE=$PWD/build/scx/bin/scx_simple build/tests/kernel-ext/idlebatch_ext
  */
 #include "../idlebatch.h"
+#include "../../../tools/sched_policy.h"
 
 #include <sys/prctl.h>
 
@@ -449,8 +450,6 @@ TEST_F_TIMEOUT(ext, partial_switch_idlebatch_tasks_park_as_usual, 180)
 	stop_scx_and_check(_metadata, self);
 }
 
-#define SCHED_EXT_POLICY	7
-
 /*
  * An ext task on @cpu (anywhere if @cpu < 0), spinning for @busy_us and
  * sleeping for @sleep_us (0: spinning for ever), over and over: every
@@ -465,7 +464,7 @@ static pid_t start_ext_task(int cpu, unsigned int busy_us, unsigned int sleep_us
 	if (pid != 0)
 		return pid;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	enter_policy_or_exit(SCHED_EXT_POLICY, 0, cpu);
+	enter_policy_or_exit(SCHED_EXT, 0, cpu);
 	if (!sleep_us)
 		spin_forever();
 	for (;;) {
@@ -512,26 +511,6 @@ TEST_F_TIMEOUT(ext, partial_switch_ext_tasks_keep_idlebatch_waiting, 180)
 	       task_parks(batch), batch_state(batch));
 	EXPECT_LE((batch1 - batch0) * 50, (ext1 - ext0) + (batch1 - batch0));
 	stop_scx_and_check(_metadata, self);
-}
-
-/* Is a signal pending for @pid (SigPnd or ShdPnd)?  -1 if unreadable */
-static int signal_pending_for(pid_t pid)
-{
-	char path[64], line[256];
-	unsigned long long v;
-	int pending = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if ((sscanf(line, "SigPnd: %llx", &v) == 1 ||
-		     sscanf(line, "ShdPnd: %llx", &v) == 1) && v)
-			pending = 1;
-	fclose(f);
-	return pending;
 }
 
 /*
@@ -636,7 +615,7 @@ TEST_F_TIMEOUT(ext, partial_switch_a_parked_task_stops_at_once_next_to_ext_tasks
 		if (!wait_stopped(target, 1000000000ull)) {
 			lost++;
 			TH_LOG("SIGSTOP %d not taken in 1 s: batchstat state %c, signal pending %d",
-			       tries, batch_state(target), signal_pending_for(target));
+			       tries, batch_state(target), pending_signals(target));
 			break;
 		}
 		waited = now_ns() - t0;
