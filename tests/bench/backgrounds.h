@@ -18,6 +18,10 @@ enum bg_id {
 	BG_KERNEL,		/* one worker per CPU: large reads, tmpfs writes,
 				 * mprotect() storms, a file-tree walk */
 	BG_BUILD,		/* make -jN compiling the kernel tree's dtc */
+	BG_LONG_READ,		/* one worker per CPU: one 64 MiB read() after another */
+	BG_FAULTS,		/* one worker per CPU: page-fault storms */
+	BG_FORK_EXEC,		/* one worker per CPU: fork, exec, exit */
+	BG_BACKUP,		/* tar | xz of a source tree, over and over */
 	BG_THREADS_10,		/* N spinning threads in one process */
 	BG_THREADS_100,
 	BG_THREADS_1000,
@@ -29,6 +33,10 @@ static const char *const bg_names[BG_NR] = {
 	[BG_CPU]	   = "CPU spinners",
 	[BG_KERNEL]	   = "kernel-heavy",
 	[BG_BUILD]	   = "make -jN",
+	[BG_LONG_READ]	   = "64 MiB read()s",
+	[BG_FAULTS]	   = "page-fault storm",
+	[BG_FORK_EXEC]	   = "fork/exec/exit",
+	[BG_BACKUP]	   = "tar | xz",
 	[BG_THREADS_10]	   = "10 threads",
 	[BG_THREADS_100]   = "100 threads",
 	[BG_THREADS_1000]  = "1000 threads",
@@ -42,6 +50,8 @@ static const int bg_threads[BG_NR] = {
 
 /* The build's scratch folder (tmpfs in the guest) and its objects */
 #define BG_BUILD_DIR "/dev/shm/bench-build"
+/* A link to the build's sources, which the backup archives */
+#define BG_BUILD_SRC_LINK BG_BUILD_DIR "/src"
 
 #define BG_SLOTS 64
 
@@ -102,6 +112,9 @@ static inline int backgrounds_setup(const char *src, bool build)
 		return -1;
 	}
 	if (mkdir(BG_BUILD_DIR, 0755) && errno != EEXIST)
+		return -1;
+	unlink(BG_BUILD_SRC_LINK);
+	if (symlink(src, BG_BUILD_SRC_LINK))
 		return -1;
 	f = fopen(BG_BUILD_DIR "/Makefile", "w");
 	if (!f)
@@ -207,9 +220,15 @@ static inline void __attribute__((noreturn)) bg_run(enum bg_id id, int ncpu,
 	switch (id) {
 	case BG_CPU:
 	case BG_KERNEL:
+	case BG_LONG_READ:
+	case BG_FAULTS:
+	case BG_FORK_EXEC:
 		for (int i = 0; i < ncpu; i++) {
 			if (fork() == 0) {
-				enum work_kind kind = kernel_kinds[i % 4];
+				enum work_kind kind = id == BG_LONG_READ ? WORK_READ_HUGE :
+						      id == BG_FAULTS ? WORK_FAULTS :
+						      id == BG_FORK_EXEC ? WORK_FORK_EXEC :
+						      kernel_kinds[i % 4];
 				struct work_ctx ctx;
 
 				if (id == BG_CPU)
@@ -226,6 +245,20 @@ static inline void __attribute__((noreturn)) bg_run(enum bg_id id, int ncpu,
 		}
 		for (;;)
 			pause();
+	case BG_BACKUP:
+		/* A backup pipeline: the build's sources archived and compressed */
+		for (int i = 0;; i++) {
+			pid_t pid = fork();
+
+			if (pid == 0) {
+				execl("/bin/sh", "sh", "-c", "tar cf - -C " BG_BUILD_SRC_LINK
+				      " . | xz -1 -T1 > /dev/null", (char *)NULL);
+				_exit(123);
+			}
+			if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+				_exit(124);
+			bg_count(i);
+		}
 	case BG_BUILD:
 		for (;;) {
 			char jobs[16];

@@ -26,6 +26,8 @@ enum work_kind {
 	WORK_FORK_EXEC,		/* fork, exec busybox true, wait, over and over */
 	WORK_YIELD,		/* sched_yield() in a loop */
 	WORK_TMPFS_RW,		/* 4 MiB written to a tmpfs file and read back */
+	WORK_READ_HUGE,		/* 64 MiB read() calls from /dev/zero */
+	WORK_FAULTS,		/* map 16 MiB, fault every page in, unmap */
 	WORK_NR
 };
 
@@ -40,6 +42,8 @@ static const char *const work_names[WORK_NR] = {
 	[WORK_FORK_EXEC] = "fork/exec/exit loop",
 	[WORK_YIELD]	 = "sched_yield() loop",
 	[WORK_TMPFS_RW]	 = "4 MiB tmpfs write+read",
+	[WORK_READ_HUGE] = "64 MiB read()s",
+	[WORK_FAULTS]	 = "page-fault storm",
 };
 
 #define WORK_TREE "/dev/shm/idlebatch-tree"
@@ -106,7 +110,7 @@ struct work_ctx {
 	size_t map_len;
 };
 
-static char work_buf[16 << 20];
+static char work_buf[64 << 20];
 
 /* Set up @kind in the calling process; exits on failure (it is a child). */
 static inline void work_prepare(enum work_kind kind, struct work_ctx *ctx)
@@ -154,9 +158,25 @@ static inline void work_step(enum work_kind kind, struct work_ctx *ctx)
 			_exit(113);
 		break;
 	case WORK_READ_BIG:
+		if (read(ctx->zero, work_buf, 16 << 20) < 0)
+			_exit(113);
+		break;
+	case WORK_READ_HUGE:
 		if (read(ctx->zero, work_buf, sizeof(work_buf)) < 0)
 			_exit(113);
 		break;
+	case WORK_FAULTS: {
+		const size_t len = 16 << 20;
+		char *map = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (map == MAP_FAILED)
+			_exit(120);
+		for (size_t i = 0; i < len; i += 4096)
+			map[i] = 1;
+		munmap(map, len);
+		break;
+	}
 	case WORK_MPROTECT:
 		if (mprotect(ctx->map, ctx->map_len, PROT_READ) ||
 		    mprotect(ctx->map, ctx->map_len, PROT_READ | PROT_WRITE))
