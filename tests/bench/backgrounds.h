@@ -21,6 +21,7 @@ enum bg_id {
 	BG_LONG_READ,		/* one worker per CPU: one 64 MiB read() after another */
 	BG_FAULTS,		/* one worker per CPU: page-fault storms */
 	BG_FORK_EXEC,		/* one worker per CPU: fork, exec, exit */
+	BG_IO_URING,		/* one worker per CPU: 64 MiB reads by io_uring's io-wq */
 	BG_BACKUP,		/* tar | xz of a source tree, over and over */
 	BG_THREADS_10,		/* N spinning threads in one process */
 	BG_THREADS_100,
@@ -36,6 +37,7 @@ static const char *const bg_names[BG_NR] = {
 	[BG_LONG_READ]	   = "64 MiB read()s",
 	[BG_FAULTS]	   = "page-fault storm",
 	[BG_FORK_EXEC]	   = "fork/exec/exit",
+	[BG_IO_URING]	   = "io_uring via io-wq",
 	[BG_BACKUP]	   = "tar | xz",
 	[BG_THREADS_10]	   = "10 threads",
 	[BG_THREADS_100]   = "100 threads",
@@ -223,11 +225,13 @@ static inline void __attribute__((noreturn)) bg_run(enum bg_id id, int ncpu,
 	case BG_LONG_READ:
 	case BG_FAULTS:
 	case BG_FORK_EXEC:
+	case BG_IO_URING:
 		for (int i = 0; i < ncpu; i++) {
 			if (fork() == 0) {
 				enum work_kind kind = id == BG_LONG_READ ? WORK_READ_HUGE :
 						      id == BG_FAULTS ? WORK_FAULTS :
 						      id == BG_FORK_EXEC ? WORK_FORK_EXEC :
+						      id == BG_IO_URING ? WORK_IO_URING :
 						      kernel_kinds[i % 4];
 				struct work_ctx ctx;
 

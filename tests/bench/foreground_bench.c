@@ -168,7 +168,7 @@ static int run_cells(const enum fg_id *fgs, int nfg, enum bg_id bgid, enum peer_
 
 static const char *const fg_ids[FG_NR] = { "redis-sat", "redis-rate", "wakeup", "duty" };
 static const char *const bg_ids[BG_NR] = {
-	"cpu", "kernel", "build", "longread", "faults", "forkexec", "backup",
+	"cpu", "kernel", "build", "longread", "faults", "forkexec", "iouring", "backup",
 	"threads10", "threads100", "threads1000", "threads10000",
 };
 static const char *const peer_ids[PEER_NR] = {
@@ -180,8 +180,8 @@ static void usage(void)
 	fprintf(stderr, "usage: foreground_bench [--quick | --smoke] [--seconds S] "
 		"[--build-src DIR] [--fg LIST] [--bg LIST] [--peers LIST] --out DIR\n"
 		"  --fg:    redis-sat redis-rate wakeup duty\n"
-		"  --bg:    cpu kernel build longread faults forkexec backup threads10 threads100\n"
-		"           threads1000 threads10000\n"
+		"  --bg:    cpu kernel build longread faults forkexec iouring backup threads10\n"
+		"           threads100 threads1000 threads10000\n"
 		"  --peers: nice0 nice19 idle cg-idle cg-weight1 idlebatch\n"
 		"  (comma-separated)\n");
 	exit(2);
@@ -269,7 +269,8 @@ int main(int argc, char **argv)
 	static const enum fg_id fg_quick[] = { FG_WAKEUP, FG_DUTY };
 	static const enum fg_id fg_smoke[] = { FG_DUTY };
 	static const enum bg_id bg_full[] = { BG_CPU, BG_KERNEL, BG_BUILD, BG_LONG_READ,
-					      BG_FAULTS, BG_FORK_EXEC, BG_BACKUP, BG_THREADS_10,
+					      BG_FAULTS, BG_FORK_EXEC, BG_IO_URING, BG_BACKUP,
+					      BG_THREADS_10,
 					      BG_THREADS_100, BG_THREADS_1000, BG_THREADS_10000 };
 	static const enum bg_id bg_quick[] = { BG_CPU, BG_KERNEL };
 	static const enum bg_id bg_smoke[] = { BG_CPU };

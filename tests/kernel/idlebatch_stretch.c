@@ -92,6 +92,7 @@ FIXTURE_TEARDOWN(stretch)
 
 static const enum work_kind long_kinds[] = {
 	WORK_READ_HUGE, WORK_READ_BIG, WORK_MPROTECT, WORK_TMPFS_RW, WORK_TREE_WALK,
+	WORK_FAULTS, WORK_IO_URING,
 };
 
 /*

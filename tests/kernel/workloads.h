@@ -11,6 +11,8 @@
 
 #include "idlebatch.h"
 
+#include <linux/io_uring.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -28,6 +30,7 @@ enum work_kind {
 	WORK_TMPFS_RW,		/* 4 MiB written to a tmpfs file and read back */
 	WORK_READ_HUGE,		/* 64 MiB read() calls from /dev/zero */
 	WORK_FAULTS,		/* map 16 MiB, fault every page in, unmap */
+	WORK_IO_URING,		/* 64 MiB reads from /dev/zero by io_uring's io-wq */
 	WORK_NR
 };
 
@@ -44,6 +47,7 @@ static const char *const work_names[WORK_NR] = {
 	[WORK_TMPFS_RW]	 = "4 MiB tmpfs write+read",
 	[WORK_READ_HUGE] = "64 MiB read()s",
 	[WORK_FAULTS]	 = "page-fault storm",
+	[WORK_IO_URING]	 = "io_uring reads via io-wq",
 };
 
 #define WORK_TREE "/dev/shm/idlebatch-tree"
@@ -102,8 +106,65 @@ static inline void work_tree_walk(void)
 	}
 }
 
+/*
+ * An io_uring of one entry, set up with the raw system calls (no liburing
+ * in the guest): reads flagged IOSQE_ASYNC go to an io-wq worker, a
+ * kernel thread of the task's that never returns to user mode.
+ */
+struct work_uring {
+	int fd;
+	unsigned int *sq_tail, *sq_array, *cq_head, *cq_tail;
+	struct io_uring_sqe *sqe;
+};
+
+static inline int work_uring_setup(struct work_uring *u)
+{
+	struct io_uring_params p = { 0 };
+	char *sq, *cq;
+
+	u->fd = (int)syscall(__NR_io_uring_setup, 1, &p);
+	if (u->fd < 0)
+		return -1;
+	sq = mmap(NULL, p.sq_off.array + p.sq_entries * sizeof(unsigned int),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, u->fd, IORING_OFF_SQ_RING);
+	cq = mmap(NULL, p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, u->fd, IORING_OFF_CQ_RING);
+	u->sqe = mmap(NULL, p.sq_entries * sizeof(struct io_uring_sqe), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_POPULATE, u->fd, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || u->sqe == MAP_FAILED)
+		return -1;
+	u->sq_tail = (unsigned int *)(sq + p.sq_off.tail);
+	u->sq_array = (unsigned int *)(sq + p.sq_off.array);
+	u->cq_head = (unsigned int *)(cq + p.cq_off.head);
+	u->cq_tail = (unsigned int *)(cq + p.cq_off.tail);
+	return 0;
+}
+
+/* One read of @len bytes of @fd into @buf by an io-wq worker, waited for */
+static inline int work_uring_read(struct work_uring *u, int fd, void *buf, unsigned int len)
+{
+	unsigned int tail = *u->sq_tail;
+
+	memset(u->sqe, 0, sizeof(*u->sqe));
+	u->sqe->opcode = IORING_OP_READ;
+	u->sqe->flags = IOSQE_ASYNC;
+	u->sqe->fd = fd;
+	u->sqe->addr = (unsigned long)buf;
+	u->sqe->len = len;
+	u->sqe->off = -1;	/* the file position, as read() */
+	u->sq_array[0] = 0;
+	__atomic_store_n(u->sq_tail, tail + 1, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, u->fd, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0)
+		return -1;
+	if (__atomic_load_n(u->cq_tail, __ATOMIC_ACQUIRE) == *u->cq_head)
+		return -1;
+	__atomic_store_n(u->cq_head, *u->cq_head + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
 /* What a kind of work sets up once and then uses on each step. */
 struct work_ctx {
+	struct work_uring uring;	/* for WORK_IO_URING */
 	int zero;		/* /dev/zero, for the reads */
 	int file;		/* an unlinked tmpfs file, for WORK_TMPFS_RW */
 	char *map;		/* the touched mapping, for WORK_MPROTECT */
@@ -127,6 +188,9 @@ static inline void work_prepare(enum work_kind kind, struct work_ctx *ctx)
 		if (ctx->file < 0 || unlink(path))
 			_exit(118);
 	}
+	memset(&ctx->uring, 0, sizeof(ctx->uring));
+	if (kind == WORK_IO_URING && work_uring_setup(&ctx->uring))
+		_exit(121);
 	ctx->map = NULL;
 	ctx->map_len = 64 << 20;
 	if (kind == WORK_MPROTECT) {
@@ -164,6 +228,10 @@ static inline void work_step(enum work_kind kind, struct work_ctx *ctx)
 	case WORK_READ_HUGE:
 		if (read(ctx->zero, work_buf, sizeof(work_buf)) < 0)
 			_exit(113);
+		break;
+	case WORK_IO_URING:
+		if (work_uring_read(&ctx->uring, ctx->zero, work_buf, sizeof(work_buf)))
+			_exit(122);
 		break;
 	case WORK_FAULTS: {
 		const size_t len = 16 << 20;
@@ -286,10 +354,41 @@ static inline void stop_work(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
+/* CPU time, in ns, of every thread of process @pid (io_uring's workers too) */
+static inline uint64_t threads_cputime_ns(pid_t pid)
+{
+	uint64_t sum = 0;
+	struct dirent *d;
+	char path[64];
+	DIR *task;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	task = opendir(path);
+	if (!task)
+		return 0;
+	while ((d = readdir(task))) {
+		unsigned long long ns;
+		pid_t tid = atoi(d->d_name);
+		FILE *f;
+
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%llu", &ns) == 1)
+			sum += ns;
+		fclose(f);
+	}
+	closedir(task);
+	return sum;
+}
+
 /*
- * CPU time, in ns, of process group @pgid: every live task's
- * /proc/PID/schedstat, plus what its leader has reaped (cutime and
- * cstime, in clock ticks).
+ * CPU time, in ns, of process group @pgid: every live thread's
+ * schedstat, plus what its leader has reaped (cutime and cstime, in
+ * clock ticks).
  */
 static inline uint64_t group_cputime_ns(pid_t pgid)
 {
@@ -303,7 +402,7 @@ static inline uint64_t group_cputime_ns(pid_t pgid)
 		pid_t pid = atoi(d->d_name);
 
 		if (pid > 0 && stat_field(pid, 5) == pgid)
-			sum += cputime_ns(pid);
+			sum += threads_cputime_ns(pid);
 	}
 	closedir(proc);
 	sum += (uint64_t)(stat_field(pgid, 16) + stat_field(pgid, 17)) *
