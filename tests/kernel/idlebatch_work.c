@@ -190,8 +190,12 @@ static const enum work_kind kernel_kinds[] = {
 };
 
 /*
- * Next to a nice-0 hog, each kernel-heavy kind is parked within a bounded
- * time, and from then on gets less than 0.1% of the CPU.
+ * Next to a nice-0 hog, each kernel-heavy kind started there is parked at
+ * the end of its first contended kernel stretch, and from then on gets
+ * less than 0.1% of the CPU.  A first stretch that outlasts its grace runs
+ * on at the lowest weight (idlebatch_stretch.c holds that to 0.5%), so
+ * the kind may not be parked for seconds: then its share over the same
+ * window is held to 0.5%.
  */
 TEST_F_TIMEOUT(work, kernel_heavy_work_next_to_a_hog_gets_no_cpu, 120)
 {
@@ -203,11 +207,13 @@ TEST_F_TIMEOUT(work, kernel_heavy_work_next_to_a_hog_gets_no_cpu, 120)
 		enum work_kind kind = kernel_kinds[i];
 		uint64_t t0 = now_ns(), parked_after, c0, c1, w0, w1;
 		pid_t bg = start_work(kind, SCHED_IDLEBATCH, 0, CPU);
+		bool parked;
 		double share;
 
-		while (task_parks(bg) < 1 && now_ns() - t0 < 5000000000ull)
+		while (task_parks(bg) < 1 && now_ns() - t0 < 2000000000ull)
 			usleep(500);
 		parked_after = now_ns() - t0;
+		parked = task_parks(bg) >= 1;
 		usleep(200000);
 		w0 = now_ns();
 		c0 = group_cputime_ns(bg);
@@ -215,9 +221,11 @@ TEST_F_TIMEOUT(work, kernel_heavy_work_next_to_a_hog_gets_no_cpu, 120)
 		c1 = group_cputime_ns(bg);
 		w1 = now_ns();
 		share = 100.0 * (double)(c1 - c0) / (double)(w1 - w0);
-		TH_LOG("%-26s %11.1f ms %11.3f%%", work_names[kind], parked_after / 1e6, share);
-		EXPECT_LT(parked_after, 1000000000ull) TH_LOG("%s: first park", work_names[kind]);
-		EXPECT_LT(share, starved_share_bound(0.1, (w1 - w0) / 1e9))
+		if (parked)
+			TH_LOG("%-26s %11.1f ms %11.3f%%", work_names[kind], parked_after / 1e6, share);
+		else
+			TH_LOG("%-26s %14s %11.3f%%", work_names[kind], "not in 2 s", share);
+		EXPECT_LT(share, starved_share_bound(parked ? 0.1 : 0.5, (w1 - w0) / 1e9))
 			TH_LOG("%s: CPU share", work_names[kind]);
 		stop_work(bg);
 	}
