@@ -11,6 +11,7 @@
 #include "peers.h"
 #include "../kernel/workloads.h"
 
+#include <limits.h>
 #include <stdatomic.h>
 
 enum bg_id {
@@ -96,15 +97,20 @@ static inline void bg_spin_unit(void)
  * once if @build so that the compiler and the sources are in the page
  * cache: 0, or -1 with a message.
  */
-static inline int backgrounds_setup(const char *src, bool build)
+static inline int backgrounds_setup(const char *src_arg, bool build)
 {
-	char path[512];
+	char path[512], src[PATH_MAX];
 	FILE *f;
 
 	bg_shared = mmap(NULL, sizeof(*bg_shared), PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (bg_shared == MAP_FAILED || work_tree_create() || work_exec_create()) {
 		fprintf(stderr, "backgrounds: setup failed: %s\n", strerror(errno));
+		return -1;
+	}
+	/* Absolute: the build runs in its own folder, and the backup's link points there */
+	if (!realpath(src_arg, src)) {
+		fprintf(stderr, "backgrounds: %s: %s\n", src_arg, strerror(errno));
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/dtc.c", src);
