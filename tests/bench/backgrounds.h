@@ -99,7 +99,7 @@ static inline void bg_spin_unit(void)
  */
 static inline int backgrounds_setup(const char *src_arg, bool build)
 {
-	char path[512], src[PATH_MAX];
+	char path[PATH_MAX + 32], src[PATH_MAX];
 	FILE *f;
 
 	bg_shared = mmap(NULL, sizeof(*bg_shared), PROT_READ | PROT_WRITE,
