@@ -97,13 +97,14 @@ static const enum work_kind long_kinds[] = {
 
 /*
  * A background caught in its kernel work when a nice-0 hog arrives gets
- * under 0.5% of the CPU over the hog's first 2 s.  The same with the
+ * under 0.5% of the CPU over the hog's first 3 s.  The same with the
  * lowest weight turned off (demote_ms 0), the policy before it, and with
  * SCHED_IDLE are logged beside it: they show what the bound holds against.
  */
-TEST_F_TIMEOUT(stretch, a_background_inside_the_kernel_gives_way_to_a_hog, 240)
+TEST_F_TIMEOUT(stretch, a_background_inside_the_kernel_gives_way_to_a_hog, 300)
 {
-	const double seconds = 2.0;
+	/* The lowest weight's share moves by about 0.1 point over 2 s under TCG */
+	const double seconds = 3.0;
 
 	TH_LOG("%-26s %10s %10s %10s  (share of the CPU, %%)", "background",
 	       "IDLEBATCH", "unbounded", "IDLE");
