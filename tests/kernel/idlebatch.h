@@ -305,21 +305,27 @@ static inline char batch_state(pid_t pid)
 	return state;
 }
 
-/* Total CPU time of a task in ns: the first field of /proc/PID/schedstat. */
-static inline uint64_t cputime_ns(pid_t pid)
+/* The CPU time in ns a schedstat file (its first field) gives, or 0 */
+static inline uint64_t schedstat_ns(const char *path)
 {
 	unsigned long long ns = 0;
-	char path[64];
-	FILE *f;
+	FILE *f = fopen(path, "r");
 
-	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
-	f = fopen(path, "r");
 	if (!f)
 		return 0;
 	if (fscanf(f, "%llu", &ns) != 1)
 		ns = 0;
 	fclose(f);
 	return ns;
+}
+
+/* Total CPU time of a task in ns: the first field of /proc/PID/schedstat. */
+static inline uint64_t cputime_ns(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	return schedstat_ns(path);
 }
 
 /*

@@ -367,19 +367,12 @@ static inline uint64_t threads_cputime_ns(pid_t pid)
 	if (!task)
 		return 0;
 	while ((d = readdir(task))) {
-		unsigned long long ns;
 		pid_t tid = atoi(d->d_name);
-		FILE *f;
 
 		if (tid <= 0)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fscanf(f, "%llu", &ns) == 1)
-			sum += ns;
-		fclose(f);
+		sum += schedstat_ns(path);
 	}
 	closedir(task);
 	return sum;
