@@ -15,8 +15,11 @@
 #include "idlebatch.h"
 #include "workloads.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/ioprio.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
 
 #include "kselftest_harness.h"
 
@@ -140,6 +143,183 @@ TEST_F_TIMEOUT(stretch, a_kill_in_the_kernel_is_as_quick_as_nice_0, 120)
 		batch = b < batch ? b : batch;
 	}
 	TH_LOG("SIGKILL to reaped in 64 MiB read()s beside a hog: nice 0 %.1f ms, "
+	       "idle-batch %.1f ms", normal / 1e6, batch / 1e6);
+	EXPECT_LT(batch, normal * 3 / 2 + 5000000ull);
+}
+
+/*
+ * Times an idle-batch background doing 16 MiB read()s on CPU was parked
+ * over @seconds beside a nice-0 task that runs 50 us in every ms: the
+ * service preempts the background inside its read()s, and the CPU idles
+ * again long before a grace is over.
+ */
+static long parks_beside_a_service(double seconds)
+{
+	pid_t bg = start_work(WORK_READ_BIG, SCHED_IDLEBATCH, 0, CPU), service;
+	long p0, p1;
+
+	usleep(300000);
+	service = start_duty_hog(CPU, 50, 950);
+	usleep(200000);
+	p0 = task_parks(bg);
+	usleep((useconds_t)(seconds * 1e6));
+	p1 = task_parks(bg);
+	stop_task(service);
+	stop_work(bg);
+	return p0 < 0 || p1 < 0 ? -1 : p1 - p0;
+}
+
+/*
+ * Preempted inside its kernel work by a task that leaves the CPU a moment
+ * later, an idle-batch task waits in its class for that moment and goes
+ * on: it is not moved to fair and back, so its return to user mode does
+ * not park it.  With the lowest weight turned off (demote_ms 0), which
+ * turns waiting in the class off too, each preemption sends it to fair,
+ * and its next return to user mode parks it: the count that shows what
+ * the wait saves.
+ */
+TEST_F_TIMEOUT(stretch, a_task_preempted_in_the_class_waits_there_for_a_moment, 90)
+{
+	long lingering = 0, unbounded = 0;
+
+	/*
+	 * Twice each, in turn: the grace is wall-clock time, which a vCPU
+	 * that the host stops eats, so some waits run out under TCG.
+	 */
+	for (int i = 0; i < 2; i++) {
+		long l = parks_beside_a_service(2.0), u;
+
+		ASSERT_EQ(0, write_file(DEMOTE_SYSCTL, "0"));
+		u = parks_beside_a_service(2.0);
+		ASSERT_EQ(0, write_file(DEMOTE_SYSCTL, self->old_demote));
+		ASSERT_LE(0, l);
+		ASSERT_LE(0, u);
+		lingering += l;
+		unbounded += u;
+	}
+	TH_LOG("parks in 2x2 s of 16 MiB read()s beside a 50 us/ms service: %ld, "
+	       "%ld without waiting in the class", lingering, unbounded);
+	/* The service does preempt the read()s: else there is nothing to show */
+	ASSERT_LE(20, unbounded);
+	/* A third fewer at least; 3-13 against 18-21 per 2 s when measured */
+	EXPECT_LT(lingering * 3, unbounded * 2);
+}
+
+/*
+ * sched_yield() is no preemption: a yielding idle-batch task goes to fair
+ * and parks again behind its siblings of the same round, so two
+ * idle-batch tasks that yield to each other on one CPU take turns at
+ * every yield, not once per timeslice, once they are in the same round: a
+ * task that becomes idle-batch joins the next one, after the first task's
+ * first timeslice (1.5 s).  Each records itself as the last to run; a
+ * hand-off is a change of that.
+ */
+TEST_F_TIMEOUT(stretch, sched_yield_hands_the_cpu_to_a_sibling, 60)
+{
+	struct { _Atomic long last, handoffs; } *sh;
+	pid_t kids[2];
+	long handoffs;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	sh->last = -1;
+	sh->handoffs = 0;
+	for (long i = 0; i < 2; i++) {
+		kids[i] = fork();
+		ASSERT_LE(0, kids[i]);
+		if (kids[i] == 0) {
+			enter_policy_or_exit(SCHED_IDLEBATCH, 0, CPU);
+			for (;;) {
+				if (atomic_exchange(&sh->last, i) != i)
+					atomic_fetch_add(&sh->handoffs, 1);
+				sched_yield();
+			}
+		}
+	}
+	usleep(2500000);
+	handoffs = atomic_load(&sh->handoffs);
+	usleep(1000000);
+	handoffs = atomic_load(&sh->handoffs) - handoffs;
+	stop_task(kids[0]);
+	stop_task(kids[1]);
+	munmap(sh, sizeof(*sh));
+	TH_LOG("hand-offs between two yielding idle-batch tasks in 1 s: %ld", handoffs);
+	/* A timeslice is 1.5 s: without the rotation there would be one or none */
+	EXPECT_LE(100, handoffs);
+}
+
+/* The io_uring workers (iou-wrk-*) among @pid's threads, at most @max */
+static int io_workers(pid_t pid, pid_t *tids, int max)
+{
+	char path[64], comm[32];
+	struct dirent *d;
+	int n = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir)) && n < max) {
+		pid_t tid = atoi(d->d_name);
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
+		if (tid > 0 && read_line(path, comm, sizeof(comm))[0] &&
+		    !strncmp(comm, "iou-wrk-", 8))
+			tids[n++] = tid;
+	}
+	closedir(dir);
+	return n;
+}
+
+/*
+ * io_uring's io-wq workers never return to user mode; an idle-batch
+ * task's park between two work items (sched_idlebatch_park_point()), as
+ * the task itself does on its way to user mode.  Beside a task that keeps
+ * their CPU half busy they finish their 64 MiB reads in its idle time and
+ * are parked between them.
+ */
+TEST_F_TIMEOUT(stretch, io_uring_workers_park_between_work_items, 120)
+{
+	pid_t bg = start_work(WORK_IO_URING, SCHED_IDLEBATCH, 0, CPU), hog;
+	pid_t tids[16];
+	long parks = 0;
+	int n;
+
+	usleep(300000);
+	hog = start_duty_hog(CPU, 2000, 2000);
+	usleep(3000000);
+	n = io_workers(bg, tids, ARRAY_SIZE(tids));
+	for (int i = 0; i < n; i++) {
+		char state;
+		long p = task_parks_and_state(tids[i], &state);
+
+		TH_LOG("io-wq worker %d: state %c, parked %ld times", tids[i], state, p);
+		parks += p > 0 ? p : 0;
+	}
+	stop_task(hog);
+	stop_work(bg);
+	ASSERT_LT(0, n) TH_LOG("no io-wq worker found");
+	EXPECT_LT(0, parks);
+}
+
+/*
+ * A kill of an idle-batch task whose io-wq workers are busy beside a hog
+ * reaps it about as fast as a nice-0 task's: its exit waits for them, and
+ * io-wq's wakeup for that gives them their full weight.
+ */
+TEST_F_TIMEOUT(stretch, a_kill_of_an_io_uring_task_is_as_quick_as_nice_0, 120)
+{
+	uint64_t normal = UINT64_MAX, batch = UINT64_MAX;
+
+	for (int i = 0; i < 3; i++) {
+		uint64_t n = kill_latency(WORK_IO_URING, SCHED_OTHER);
+		uint64_t b = kill_latency(WORK_IO_URING, SCHED_IDLEBATCH);
+
+		normal = n < normal ? n : normal;
+		batch = b < batch ? b : batch;
+	}
+	TH_LOG("SIGKILL to reaped, io_uring reads by io-wq beside a hog: nice 0 %.1f ms, "
 	       "idle-batch %.1f ms", normal / 1e6, batch / 1e6);
 	EXPECT_LT(batch, normal * 3 / 2 + 5000000ull);
 }
