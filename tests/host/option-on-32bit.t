@@ -32,14 +32,15 @@ kmake() { make -s -C "$tree" O="$obj" ARCH=i386 CC="$top/scripts/kernel-cc" HOST
 mkdir -p "$obj"
 kmake tinyconfig >/dev/null
 "$tree/scripts/config" --file "$obj/.config" -e SMP -e PROC_FS -e SCHED_IDLEBATCH \
-	-e SCHED_SMT -e SCHED_CORE -e FTRACE -e DEBUG_KERNEL -e PROVE_LOCKING -e SCHED_DEBUG
+	-e SCHED_SMT -e SCHED_CORE -e FTRACE -e DEBUG_KERNEL -e PROVE_LOCKING -e SCHED_DEBUG \
+	-e EXPERT -e IO_URING
 kmake olddefconfig >/dev/null
-for opt in X86_32 SMP SCHED_IDLEBATCH SCHED_CORE PROVE_LOCKING; do
+for opt in X86_32 SMP SCHED_IDLEBATCH SCHED_CORE PROVE_LOCKING IO_URING; do
 	grep -q "^CONFIG_$opt=y" "$obj/.config" || missing+=" $opt"
 done
 grep -q '^CONFIG_RT_MUTEXES=y' "$obj/.config" && missing+=" (RT_MUTEXES off)"
 if [ -z "${missing:-}" ]; then
-	ok "the 32-bit configuration has X86_32, SMP, SCHED_IDLEBATCH, SCHED_CORE, PROVE_LOCKING and no RT_MUTEXES"
+	ok "the 32-bit configuration has X86_32, SMP, SCHED_IDLEBATCH, SCHED_CORE, PROVE_LOCKING, IO_URING (the series touches io-wq) and no RT_MUTEXES"
 else
 	notok "the 32-bit configuration is as intended: not so:$missing"
 fi
