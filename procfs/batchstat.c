@@ -88,11 +88,8 @@ int proc_pid_batchstat(struct seq_file *m, struct pid_namespace *ns,
 	} while (read_seqcount_retry(&p->batch.park_seq, seq));
 
 	cls = READ_ONCE(p->sched_class);
-	if (cls == &batch_sched_class && task_on_cpu(task_rq(p), p))
-		state = 'R';
-	else if (cls == &batch_sched_class)
-		/* Preempted in the kernel, it waits there for a grace at most */
-		state = READ_ONCE(p->batch.lingering) ? 'N' : 'P';
+	if (cls == &batch_sched_class)
+		state = task_on_cpu(task_rq(p), p) ? 'R' : 'P';
 	else if (!task_has_idlebatch_policy(p))
 		state = '-';
 	else if (sched_class_above(cls, &fair_sched_class) &&
