@@ -10,7 +10,8 @@
  * under 0.5% of the CPU, a lock it owns is released as fast as a nice-0
  * owner releases it (the i_rwsem test is idlebatch_safety.c's), a kill is
  * as quick as a nice-0 task's (also one whose io_uring workers are busy),
- * and an idle-batch task has the idle I/O class.  sched_yield() hands the
+ * and an idle-batch task has the idle I/O class.  At the lowest weight a
+ * kernel stretch still gets its graces, so it finishes.  sched_yield() hands the
  * CPU to a sibling, and an io_uring task gets its work done beside a busy
  * service as a SCHED_IDLE one does.
  */
@@ -164,6 +165,126 @@ TEST_F_TIMEOUT(stretch, a_kill_in_the_kernel_is_as_quick_as_nice_0, 240)
 		 */
 		EXPECT_LT(batch, normal + 2 * strtoull(self->old_demote, NULL, 10) * 1000000ull)
 			TH_LOG("%s", work_names[kinds[k]]);
+	}
+}
+
+/*
+ * One read() of /dev/zero by a task of @policy on CPU, big enough to take
+ * about 40 ms of CPU time alone, which a hog of @hog_nice arriving on the
+ * CPU finds under way.  Returns the task's rate of progress after the
+ * hog's arrival, CPU time per wall-clock time; -1 if the read has not
+ * finished within @limit_s, -2 if it could not be set up.  An idle-batch
+ * task that finishes it parks on its way back to user mode, before it
+ * could say so: its first park tells.
+ */
+static double stretch_progress(int policy, int hog_nice, double limit_s)
+{
+	const size_t max = 64ul << 20;
+	struct report { _Atomic int stage; double cost, start; } *sh;
+	double rate = -1, sent, arrival, end;
+	size_t size = 1ul << 20;
+	pid_t kid, hog;
+	int go[2];
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED || pipe(go))
+		return -2;
+	sh->stage = 0;
+	kid = fork();
+	if (kid == 0) {
+		int fd = open("/dev/zero", O_RDONLY);
+		char *buf = mmap(NULL, max, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		char c;
+
+		if (fd < 0 || buf == MAP_FAILED || pin_to_cpu(0, CPU))
+			_exit(101);
+		/* Alone, at nice 0: the size that takes about 40 ms */
+		for (;;) {
+			double c0 = thread_cpu_ns();
+
+			if (read(fd, buf, size) != (ssize_t)size)
+				_exit(102);
+			sh->cost = (thread_cpu_ns() - c0) / 1e9;
+			if (sh->cost >= 0.040 || size == max)
+				break;
+			size = size * 2 > max ? max : size * 2;
+		}
+		enter_policy_or_exit(policy, 0, CPU);
+		sh->stage = 1;
+		if (read(go[0], &c, 1) != 1)
+			_exit(103);
+		sh->start = now_ns() / 1e9;
+		sh->stage = 2;
+		if (read(fd, buf, size) != (ssize_t)size)
+			_exit(104);
+		sh->stage = 3;
+		_exit(0);
+	}
+	close(go[0]);
+	while (kid > 0 && atomic_load(&sh->stage) == 0)
+		usleep(1000);
+	if (kid < 0 || write(go[1], "g", 1) != 1)
+		goto out;
+	/*
+	 * It runs alone for about a quarter of its read, then the hog comes:
+	 * so it is inside the read, not parked in user mode on its way to it.
+	 */
+	sent = now_ns() / 1e9;
+	while (atomic_load(&sh->stage) == 1 && now_ns() / 1e9 - sent < limit_s)
+		usleep(1000);
+	while (now_ns() / 1e9 - sh->start < sh->cost / 4)
+		usleep(1000);
+	hog = start_spinner(SCHED_OTHER, hog_nice, CPU);
+	arrival = now_ns() / 1e9;
+	for (;;) {
+		end = now_ns() / 1e9;
+		if (atomic_load(&sh->stage) == 3 ||
+		    (policy == SCHED_IDLEBATCH && task_parks(kid) > 0)) {
+			/* What it ran before the hog came, it ran alone */
+			double used = sh->cost - (arrival - sh->start);
+
+			rate = used > 0 ? used / (end - arrival) : 0;
+			break;
+		}
+		if (end - arrival >= limit_s)
+			break;
+		usleep(2000);
+	}
+	stop_task(hog);
+out:
+	if (kid > 0)
+		stop_task(kid);
+	close(go[1]);
+	munmap(sh, sizeof(*sh));
+	return rate;
+}
+
+/*
+ * At the lowest weight a kernel stretch still gets a grace of its own CPU
+ * time every demote_ms, so it finishes what it holds: a grace counted in
+ * wall-clock time could run out while the task waited for its turn, over
+ * and over, and a read() preempted in a PREEMPT_RCU section next to a
+ * nice-0 hog stalled RCU.  With demote_ms at 50 the nominal rate is one
+ * grace per 50 ms; at least a third of it is asked for next to a nice-0
+ * hog, whose tasks the grace shares the CPU with evenly, and a tenth next
+ * to a nice -20 hog, which a grace at nice 0 waits for longer.
+ */
+TEST_F_TIMEOUT(stretch, a_stretch_at_the_lowest_weight_gets_its_graces, 240)
+{
+	static const int hog_nice[] = { 0, -20 };
+	static const double share[] = { 1.0 / 3, 1.0 / 10 };
+	double nominal;
+
+	ASSERT_EQ(0, write_file(DEMOTE_SYSCTL, "50"));
+	nominal = strtod(self->old_grace, NULL) * 1e-6 / 0.050;
+	for (size_t i = 0; i < ARRAY_SIZE(hog_nice); i++) {
+		double batch = stretch_progress(SCHED_IDLEBATCH, hog_nice[i], 60);
+		double idle = stretch_progress(SCHED_IDLE, hog_nice[i], 20);
+
+		TH_LOG("a read() beside a nice %d hog: CPU time per second %.4f idle-batch, %.4f SCHED_IDLE (nominal %.4f; -1: not done in 60 s, 20 s for SCHED_IDLE)",
+		       hog_nice[i], batch, idle, nominal);
+		EXPECT_LE(nominal * share[i], batch) TH_LOG("hog nice %d", hog_nice[i]);
 	}
 }
 
