@@ -160,6 +160,27 @@ static inline char *read_line(const char *path, char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * The value on the first line of @path that @fmt, a scanf() format with
+ * one %lld ("voluntary_ctxt_switches: %lld"), matches; -1 if none does or
+ * the file cannot be read.  For /proc and cgroup files of "label value"
+ * lines.
+ */
+static inline long long labelled_value(const char *path, const char *fmt)
+{
+	char line[256];
+	long long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, fmt, &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
 /* Empty a file as `: > path` does: tracefs' trace file clears on O_TRUNC. */
 static inline int truncate_file(const char *path)
 {

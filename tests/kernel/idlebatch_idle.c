@@ -198,16 +198,7 @@ TEST_F(idle, fair_balancing_moves_normal_work_to_a_cpu_with_only_idle_batch_work
 
 static long procs_running(void)
 {
-	char line[256];
-	long n = -1;
-	FILE *f = fopen("/proc/stat", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "procs_running %ld", &n) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return n;
+	return (long)labelled_value("/proc/stat", "procs_running %lld");
 }
 
 static double loadavg1(long *running)

@@ -175,15 +175,7 @@ TEST_F(safety, ptrace_attach_stops_a_parked_task_promptly)
 
 static int cgroup_frozen(const char *events)
 {
-	char line[128];
-	int frozen = -1;
-	FILE *f = fopen(events, "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		sscanf(line, "frozen %d", &frozen);
-	if (f)
-		fclose(f);
-	return frozen;
+	return (int)labelled_value(events, "frozen %lld");
 }
 
 TEST_F(safety, the_cgroup_freezer_freezes_a_parked_task_promptly)

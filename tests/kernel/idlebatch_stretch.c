@@ -345,19 +345,10 @@ TEST_F_TIMEOUT(stretch, sched_yield_hands_the_cpu_to_a_sibling, 60)
  */
 static long long task_waits(pid_t pid)
 {
-	char path[64], line[128];
-	long long v = -1;
-	FILE *f;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "voluntary_ctxt_switches: %lld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
+	return labelled_value(path, "voluntary_ctxt_switches: %lld");
 }
 
 /* Waits a second of an io_uring task (for its reads by io-wq) with @policy beside a service */

@@ -75,19 +75,10 @@ static double wait_for_counts(const pid_t *pids, int n, unsigned int cpus, int l
 /* se.nr_migrations of a task, from /proc/PID/sched (CONFIG_SCHED_DEBUG) */
 static long long nr_migrations(pid_t pid)
 {
-	char path[64], line[256];
-	long long n = -1;
-	FILE *f;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "se.nr_migrations : %lld", &n) == 1)
-			break;
-	fclose(f);
-	return n;
+	return labelled_value(path, "se.nr_migrations : %lld");
 }
 
 static long long total_migrations(const pid_t *pids, int n)
