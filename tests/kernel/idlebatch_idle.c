@@ -196,6 +196,89 @@ TEST_F(idle, fair_balancing_moves_normal_work_to_a_cpu_with_only_idle_batch_work
 	EXPECT_GT(sb, 80.0);
 }
 
+/*
+ * Idle time expected to be short is left idle: next to a service that
+ * idles for about a hundred microseconds at a time, an idle-batch task
+ * runs in few of those gaps (it is parked each time the service wakes, so
+ * parks count the gaps it ran in), while with sched_idlebatch_min_idle_us
+ * 0 it runs in nearly every one.  Gaps of milliseconds are filled either
+ * way, and so is a CPU whose service has stopped.  Both settings are
+ * measured in the same test, in turns, and the setting found is put back.
+ */
+#define MIN_IDLE_SYSCTL "/proc/sys/kernel/sched_idlebatch_min_idle_us"
+
+struct gap_fill {
+	double parks_per_s, share;
+	double share_after;	/* once the service has stopped */
+};
+
+static int fill_gaps(unsigned int busy_us, unsigned int idle_us, const char *min_idle,
+		     struct gap_fill *fill)
+{
+	pid_t service, batch;
+	long p0, p1;
+	uint64_t c0, c1, t0, t1;
+
+	if (write_file(MIN_IDLE_SYSCTL, min_idle))
+		return -1;
+	batch = start_spinner(SCHED_IDLEBATCH, 0, CPU);
+	service = start_duty_hog(CPU, busy_us, idle_us);
+	usleep(300000);
+	p0 = task_parks(batch);
+	c0 = cputime_ns(batch);
+	t0 = now_ns();
+	usleep(1500000);
+	p1 = task_parks(batch);
+	c1 = cputime_ns(batch);
+	t1 = now_ns();
+	stop_task(service);
+	usleep(100000);
+	fill->share_after = cpu_share(batch, 0.5);
+	stop_task(batch);
+	if (p0 < 0 || p1 < 0)
+		return -1;
+	fill->parks_per_s = (double)(p1 - p0) / ((double)(t1 - t0) / 1e9);
+	fill->share = 100.0 * (double)(c1 - c0) / (double)(t1 - t0);
+	return 0;
+}
+
+TEST_F_TIMEOUT(idle, only_idle_time_expected_to_last_is_filled, 60)
+{
+	struct gap_fill held[2] = { 0 }, all[2] = { 0 }, f = { 0 };
+	double held_after = 100;
+	static const unsigned int idle_us[2] = { 50, 3000 };
+	char saved[32];
+	int failed = 0;
+
+	ASSERT_NE(0, read_line(MIN_IDLE_SYSCTL, saved, sizeof(saved))[0])
+		TH_LOG("%s: %s", MIN_IDLE_SYSCTL, strerror(errno));
+	for (int round = 0; round < 2 && !failed; round++) {
+		for (int g = 0; g < 2 && !failed; g++) {
+			failed |= fill_gaps(300, idle_us[g], "500", &f);
+			held[g].parks_per_s += f.parks_per_s / 2;
+			held[g].share += f.share / 2;
+			held_after = f.share_after < held_after ? f.share_after : held_after;
+			failed |= fill_gaps(300, idle_us[g], "0", &f);
+			all[g].parks_per_s += f.parks_per_s / 2;
+			all[g].share += f.share / 2;
+		}
+	}
+	ASSERT_EQ(0, write_file(MIN_IDLE_SYSCTL, saved));
+	ASSERT_EQ(0, failed);
+	for (int g = 0; g < 2; g++)
+		TH_LOG("service 300 us on, usleep(%u) off: idle-batch parks/s %.0f, CPU %.1f%% "
+		       "(min_idle_us 500); %.0f, %.1f%% (0)", idle_us[g], held[g].parks_per_s,
+		       held[g].share, all[g].parks_per_s, all[g].share);
+	/* Short gaps: every one filled without the hold, few with it */
+	EXPECT_GT(all[0].parks_per_s, 200);
+	EXPECT_LT(held[0].parks_per_s, all[0].parks_per_s / 4);
+	TH_LOG("once the service stopped, the held idle-batch task took at least %.1f%%", held_after);
+	EXPECT_GT(held_after, 80.0);
+	/* Long gaps: filled at once either way */
+	EXPECT_GT(held[1].parks_per_s, all[1].parks_per_s * 3 / 4);
+	EXPECT_GT(held[1].share, all[1].share * 0.8);
+}
+
 static long procs_running(void)
 {
 	return (long)labelled_value("/proc/stat", "procs_running %lld");
