@@ -16,6 +16,7 @@ static int batchstat_show(struct seq_file *m, void *v)
 {
 	u64 parks, unparks[IDLEBATCH_UNPARK_REASONS], mig_in, mig_out, run;
 	u16 history[IDLEBATCH_HISTORY];
+	unsigned long util = 0;
 	unsigned int start;
 	int cpu, i;
 
@@ -43,6 +44,10 @@ static int batchstat_show(struct seq_file *m, void *v)
 		running = rcu_dereference(rq->curr)->sched_class == &batch_sched_class;
 		rcu_read_unlock();
 		running = min(running, nr);
+#ifdef CONFIG_SMP
+		/* What schedutil reads, without the boost of a recent wakeup */
+		util = sched_cpu_util(cpu);
+#endif
 
 		seq_printf(m, "cpu%d %u %u %u", cpu, nr - running, running, avg);
 		for (i = 0; i < IDLEBATCH_HISTORY; i++)
@@ -51,8 +56,8 @@ static int batchstat_show(struct seq_file *m, void *v)
 		for (i = 0; i < IDLEBATCH_UNPARK_REASONS; i++)
 			seq_printf(m, " %llu", unparks[i]);
 		/* Idle time counts idle-batch run time too; show them apart. */
-		seq_printf(m, " %llu %llu %llu %llu\n", mig_in, mig_out,
-			   run, idle > run ? idle - run : 0);
+		seq_printf(m, " %llu %llu %llu %llu %lu\n", mig_in, mig_out,
+			   run, idle > run ? idle - run : 0, util);
 	}
 	return 0;
 }

@@ -146,10 +146,10 @@ static int count_events(const char *name, pid_t pid, const char *key, const char
 }
 
 /* One per-CPU line of /proc/batchstat, its fields as numbers */
-#define BATCHSTAT_FIELDS	22
+#define BATCHSTAT_FIELDS	23
 struct batchstat {
 	int version, ncpu;
-	long long cpu[16][BATCHSTAT_FIELDS];	/* fields 2..23 */
+	long long cpu[16][BATCHSTAT_FIELDS];	/* fields 2..24 */
 	int fields[16];
 };
 
@@ -581,6 +581,77 @@ TEST_F(trace, batchstat_counts_match_trace)
 	EXPECT_EQ(parks, count_events("park", -1, NULL, NULL));
 	for (int r = 0; r < 4; r++)
 		EXPECT_EQ(unparks[r], count_events("unpark", -1, "reason", reasons[r]));
+}
+
+/*
+ * The median over 1 s of @cpu's utilisation as schedutil reads it
+ * (/proc/batchstat field 24), sampled every 100 ms
+ */
+static long long median_util(int cpu)
+{
+	long long util[10];
+	struct batchstat b;
+	int n = 0;
+
+	for (int i = 0; i < 10; i++) {
+		usleep(100000);
+		if (!read_batchstat(&b) && b.fields[cpu] == BATCHSTAT_FIELDS)
+			util[n++] = BS(&b, cpu, 24);
+	}
+	if (!n)
+		return -1;
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && util[j - 1] > util[j]; j--) {
+			long long t = util[j];
+
+			util[j] = util[j - 1];
+			util[j - 1] = t;
+		}
+	return util[n / 2];
+}
+
+/*
+ * schedutil sees the time a CPU runs idle-batch tasks, as it sees a
+ * SCHED_IDLE task's (which fair counts): the CPU's utilisation rises while
+ * an idle-batch task runs there in its class and decays once it stops.
+ * A nice-0 hog has the task parked first, so that it runs in the class
+ * when the hog leaves, not in fair.
+ */
+TEST_F_TIMEOUT(trace, utilisation_counts_idle_batch_time, 60)
+{
+	long long quiet, sched_idle, idlebatch, after;
+	pid_t hog;
+
+	pin_to_cpu(0, 0);
+	quiet = median_util(CPU);
+
+	self->pids[self->n++] = start_spinner(SCHED_IDLE, 0, CPU);
+	usleep(300000);
+	sched_idle = median_util(CPU);
+	stop_task(self->pids[--self->n]);
+
+	self->pids[self->n++] = start_spinner(SCHED_IDLEBATCH, 0, CPU);
+	hog = self->pids[self->n++] = start_spinner(SCHED_OTHER, 0, CPU);
+	usleep(300000);
+	EXPECT_EQ('P', batch_state(self->pids[0]));
+	stop_task(hog);
+	self->n--;
+	usleep(300000);
+	ASSERT_EQ('R', batch_state(self->pids[0]));
+	idlebatch = median_util(CPU);
+	ASSERT_EQ('R', batch_state(self->pids[0]));
+	stop_task(self->pids[--self->n]);
+	usleep(500000);
+	after = median_util(CPU);
+
+	TH_LOG("CPU %d utilisation: %lld quiet, %lld with a SCHED_IDLE spinner, %lld with an idle-batch one running in its class, %lld 0.5 s after it stopped",
+	       CPU, quiet, sched_idle, idlebatch, after);
+	ASSERT_GE(quiet, 0);
+	EXPECT_GE(sched_idle, 512);
+	EXPECT_GE(idlebatch, 512);
+	EXPECT_GE(idlebatch * 10, sched_idle * 8);
+	EXPECT_LE(after, 256);
+	allow_all_cpus(0);
 }
 
 /* Idle history: near 100% on an idle CPU, near 0% under a normal hog */
