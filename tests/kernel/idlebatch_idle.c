@@ -304,6 +304,52 @@ static int cmp_long(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * A normal task limited by cpu.max (Kubernetes' CPU limits, systemd's
+ * CPUQuota=) gets its quota beside an idle-batch spinner, and all of the
+ * CPU once the limit is lifted: bandwidth control puts a throttled group
+ * back without rescheduling a CPU that runs an idle-batch task
+ * (unthrottle_cfs_rq() reschedules only an idle CPU), so the class's tick
+ * must give the CPU up.  The idle-batch task gets the rest.
+ */
+TEST_F(idle, a_cpu_max_limited_task_gets_its_quota)
+{
+	static const char cg[] = "/sys/fs/cgroup/idlebatch-quota";
+	char pidbuf[32], path[128];
+	double limited, filler, unlimited;
+	pid_t normal, batch;
+
+	write_file("/sys/fs/cgroup/cgroup.subtree_control", "+cpu");
+	rmdir(cg);
+	ASSERT_EQ(0, mkdir(cg, 0755));
+	snprintf(path, sizeof(path), "%s/cpu.max", cg);
+	if (access(path, F_OK)) {
+		rmdir(cg);
+		SKIP(return, "no cpu.max: the kernel lacks CONFIG_CFS_BANDWIDTH");
+	}
+	ASSERT_EQ(0, write_file(path, "40000 100000"));
+	normal = add(self, SCHED_OTHER, 0, CPU);
+	snprintf(pidbuf, sizeof(pidbuf), "%d", normal);
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	ASSERT_EQ(0, write_file(path, pidbuf));
+	batch = add(self, SCHED_IDLEBATCH, 0, CPU);
+	usleep(500000);
+	limited = cpu_share(normal, 3.0);
+	filler = cpu_share(batch, 1.0);
+	snprintf(path, sizeof(path), "%s/cpu.max", cg);
+	ASSERT_EQ(0, write_file(path, "max"));
+	usleep(100000);
+	unlimited = cpu_share(normal, 1.0);
+	TH_LOG("normal task with cpu.max 40000 100000: %.1f%% (idle-batch beside it: %.1f%%); with max: %.1f%%",
+	       limited, filler, unlimited);
+	EXPECT_GT(limited, 34.0);
+	EXPECT_LT(limited, 42.0);
+	EXPECT_GT(filler, 45.0);
+	EXPECT_GT(unlimited, 90.0);
+	ASSERT_EQ(0, write_file("/sys/fs/cgroup/cgroup.procs", pidbuf));
+	EXPECT_EQ(0, rmdir(cg));
+}
+
 TEST_F(idle, idle_batch_tasks_are_not_load)
 {
 	long running = -1, run_samples[9];
