@@ -45,8 +45,9 @@ static int batchstat_show(struct seq_file *m, void *v)
 		rcu_read_unlock();
 		running = min(running, nr);
 #ifdef CONFIG_SMP
-		/* What schedutil reads, without the boost of a recent wakeup */
-		util = sched_cpu_util(cpu);
+		/* As schedutil reads it, without its boosts */
+		util = effective_cpu_util(cpu, cpu_util_cfs(cpu) + cpu_util_batch(rq),
+					  NULL, NULL);
 #endif
 
 		seq_printf(m, "cpu%d %u %u %u", cpu, nr - running, running, avg);

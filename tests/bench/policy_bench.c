@@ -13,15 +13,21 @@
  *             the lock now and then)
  *  kill       SIGKILL-to-reaped latency of the task, starved by the hog
  *
+ * Then the worst wait for each kind of resource of lock_waits.h (mutexes,
+ * rwsems read and written, a folio lock, a PI futex, a journal handle)
+ * held by a task of each peer, as a table of ms and ratios to nice 0.
+ *
  * Usage: policy_bench [SECONDS]   (measuring time per figure, default 4)
  */
 #include "peers.h"
+#include "../kernel/lock_waits.h"
 
 #define CPU 1
 
 struct policy {
 	const struct peer *peer;
 	double share, lock_wait_ms, kill_ms;
+	double kind_wait_ms[LOCK_KINDS];
 };
 
 static pid_t spinner_next_to_hog(const struct policy *p)
@@ -61,6 +67,21 @@ static double measure_lock_wait(const struct policy *p, double seconds, pid_t ho
 	lock_writer_cgroup = NULL;
 	kill(hog, SIGCONT);
 	return worst / 1e6;
+}
+
+/* The worst wait for a resource of @kind held by a task of @p, in ms; -1 if it failed */
+static double measure_kind_wait(const struct policy *p, enum lock_kind kind, double seconds,
+				pid_t hog)
+{
+	char group[256];
+	uint64_t worst, holder_ns;
+
+	kill(hog, SIGSTOP);
+	snprintf(group, sizeof(group), PEER_CGROUP_ROOT "/%s", p->peer->cgroup ? p->peer->cgroup : "");
+	worst = lock_worst_wait(kind, CPU, p->peer->policy, p->peer->nice,
+				p->peer->cgroup ? group : NULL, seconds, &holder_ns);
+	kill(hog, SIGCONT);
+	return worst == UINT64_MAX ? -1 : worst / 1e6;
 }
 
 static double measure_kill(const struct policy *p)
@@ -120,6 +141,9 @@ int main(int argc, char **argv)
 		p->share = measure_share(p, seconds);
 		p->lock_wait_ms = measure_lock_wait(p, seconds, hog);
 		p->kill_ms = measure_kill(p);
+		for (int k = 0; k < LOCK_KINDS; k++)
+			p->kind_wait_ms[k] = lock_kind_unavailable(k) ? -1 :
+					     measure_kind_wait(p, k, seconds, hog);
 	}
 	stop_task(hog);
 
@@ -140,5 +164,32 @@ int main(int argc, char **argv)
 	       ib->share < 0.05 ? "met" : "MISSED",
 	       ib->lock_wait_ms <= 2 * base->lock_wait_ms ? "met" : "MISSED",
 	       ib->kill_ms <= 2 * base->kill_ms ? "met" : "MISSED");
+
+	printf("\nWorst wait of a nice-0 task for a resource a task of each policy holds "
+	       "now and then (ms, %.0f s each; see tests/kernel/lock_waits.h)\n\n", seconds);
+	printf("%-11s", "resource");
+	for (int i = 0; i < n; i++)
+		printf(" %15s", policies[i].peer->name);
+	printf(" %8s  %s\n", "ratio", "SCHED_IDLEBATCH within 1.5x nice 0");
+	for (int k = 0; k < LOCK_KINDS; k++) {
+		const char *why = lock_kind_unavailable(k);
+		double b = base->kind_wait_ms[k], w = ib->kind_wait_ms[k];
+
+		printf("%-11s", lock_kind_names[k]);
+		if (why) {
+			printf(" not measured: %s\n", why);
+			continue;
+		}
+		for (int i = 0; i < n; i++) {
+			if (policies[i].kind_wait_ms[k] < 0)
+				printf(" %15s", "failed");
+			else
+				printf(" %15.2f", policies[i].kind_wait_ms[k]);
+		}
+		if (b <= 0 || w < 0)
+			printf(" %8s  %s\n", "-", "not known");
+		else
+			printf(" %8.2f  %s\n", w / b, w <= 1.5 * b ? "met" : "MISSED");
+	}
 	return 0;
 }

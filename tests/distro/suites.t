@@ -39,7 +39,7 @@ suite() {
 	echo "# ==== $label: tests/kernel/$script, preempt=$model"
 	local start=$SECONDS
 	VM_KERNEL=$kernel GUEST_APPEND="preempt=$model" GUEST_ENV="IDLEBATCH_EXPECT_BTF=1" \
-		GUEST_TIMEOUT=${GUEST_TIMEOUT:-900} "tests/kernel/$script" >"$log" 2>&1
+		GUEST_TIMEOUT=${GUEST_TIMEOUT:-1200} "tests/kernel/$script" >"$log" 2>&1
 	local rc=$?
 	echo "# $label took $((SECONDS - start)) s, log in ${log#"$top"/}"
 

@@ -11,7 +11,7 @@
 #   GUEST_NUMA=N splits them and the memory into N NUMA nodes),
 #   GUEST_APPEND=ARGS adds ARGS to the kernel command line, GUEST_ENV=
 #   "NAME=VALUE..." sets variables for the programs in the guest,
-#   GUEST_TIMEOUT=S stops the guest after S seconds (default 900; a
+#   GUEST_TIMEOUT=S stops the guest after S seconds (default 1200; a
 #   sanitizer kernel needs more), GUEST_LOG=FILE keeps the guest's kernel
 #   log there (default build/vm/NAME.log, NAME the programs' folder).
 set -uo pipefail
@@ -37,7 +37,7 @@ fi
 append=${GUEST_APPEND:-}
 
 echo "# guest: $smp CPUs${topology:+ ($topology)}$([ "$numa" -gt 1 ] && echo " in $numa NUMA nodes"), kernel ${VM_KERNEL:-build/bzImage-full}${append:+, booted with $append}"
-"$top/tests/vm/run" --timeout "${GUEST_TIMEOUT:-900}" --smp "$smp" ${topology:+--topology "$topology"} --numa "$numa" --scratch "$scratch" --log "${GUEST_LOG:-$top/build/vm/$(basename "$bin").log}" \
+"$top/tests/vm/run" --timeout "${GUEST_TIMEOUT:-1200}" --disk 256 --smp "$smp" ${topology:+--topology "$topology"} --numa "$numa" --scratch "$scratch" --log "${GUEST_LOG:-$top/build/vm/$(basename "$bin").log}" \
 	${append:+--append "$append"} \
 	-- env ${GUEST_ENV:-} "$top/tests/kernel/in-guest" "$bin" "${names[@]}"
 vm_rc=$?

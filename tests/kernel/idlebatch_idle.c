@@ -5,6 +5,7 @@
  * shared by nice, and no load average.  Measured from /proc over seconds.
  */
 #include "idlebatch.h"
+#include "workloads.h"
 #include "kselftest_harness.h"
 
 #define CPU 1
@@ -306,48 +307,64 @@ static int cmp_long(const void *a, const void *b)
 
 /*
  * A normal task limited by cpu.max (Kubernetes' CPU limits, systemd's
- * CPUQuota=) gets its quota beside an idle-batch spinner, and all of the
- * CPU once the limit is lifted: bandwidth control puts a throttled group
- * back without rescheduling a CPU that runs an idle-batch task
- * (unthrottle_cfs_rq() reschedules only an idle CPU), so the class's tick
- * must give the CPU up.  The idle-batch task gets the rest.
+ * CPUQuota=) gets its quota beside an idle-batch task, and all of the CPU
+ * once the limit is lifted: bandwidth control puts a throttled group back
+ * without a wakeup, so unthrottle_cfs_rq() must reschedule a CPU that runs
+ * an idle-batch task as it does an idle one.  The background is a spinner
+ * (in user mode when the group comes back) and then one 64 MiB read()
+ * after another (in the kernel).  The idle-batch task gets the rest.
  */
-TEST_F(idle, a_cpu_max_limited_task_gets_its_quota)
+static void quota_beside(struct _test_data_idle *self, struct __test_metadata *_metadata,
+			 pid_t batch, const char *what)
 {
 	static const char cg[] = "/sys/fs/cgroup/idlebatch-quota";
 	char pidbuf[32], path[128];
 	double limited, filler, unlimited;
-	pid_t normal, batch;
+	pid_t normal;
 
-	write_file("/sys/fs/cgroup/cgroup.subtree_control", "+cpu");
 	rmdir(cg);
 	ASSERT_EQ(0, mkdir(cg, 0755));
 	snprintf(path, sizeof(path), "%s/cpu.max", cg);
-	if (access(path, F_OK)) {
-		rmdir(cg);
-		SKIP(return, "no cpu.max: the kernel lacks CONFIG_CFS_BANDWIDTH");
-	}
 	ASSERT_EQ(0, write_file(path, "40000 100000"));
 	normal = add(self, SCHED_OTHER, 0, CPU);
 	snprintf(pidbuf, sizeof(pidbuf), "%d", normal);
 	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
 	ASSERT_EQ(0, write_file(path, pidbuf));
-	batch = add(self, SCHED_IDLEBATCH, 0, CPU);
 	usleep(500000);
 	limited = cpu_share(normal, 3.0);
-	filler = cpu_share(batch, 1.0);
+	filler = (double)threads_cputime_ns(batch);
+	usleep(1000000);
+	filler = ((double)threads_cputime_ns(batch) - filler) / 1e7;
 	snprintf(path, sizeof(path), "%s/cpu.max", cg);
 	ASSERT_EQ(0, write_file(path, "max"));
 	usleep(100000);
 	unlimited = cpu_share(normal, 1.0);
-	TH_LOG("normal task with cpu.max 40000 100000: %.1f%% (idle-batch beside it: %.1f%%); with max: %.1f%%",
-	       limited, filler, unlimited);
+	TH_LOG("beside %s: normal task with cpu.max 40000 100000: %.1f%% (idle-batch: %.1f%%); with max: %.1f%%",
+	       what, limited, filler, unlimited);
 	EXPECT_GT(limited, 34.0);
 	EXPECT_LT(limited, 42.0);
-	EXPECT_GT(filler, 45.0);
+	EXPECT_GT(filler, 40.0);
 	EXPECT_GT(unlimited, 90.0);
-	ASSERT_EQ(0, write_file("/sys/fs/cgroup/cgroup.procs", pidbuf));
+	stop_task(normal);
+	self->pids[--self->n] = 0;
 	EXPECT_EQ(0, rmdir(cg));
+}
+
+TEST_F(idle, a_cpu_max_limited_task_gets_its_quota)
+{
+	pid_t batch;
+
+	write_file("/sys/fs/cgroup/cgroup.subtree_control", "+cpu");
+	if (!config_has("CONFIG_CFS_BANDWIDTH"))
+		SKIP(return, "no cpu.max: the kernel lacks CONFIG_CFS_BANDWIDTH");
+	batch = add(self, SCHED_IDLEBATCH, 0, CPU);
+	quota_beside(self, _metadata, batch, "an idle-batch spinner");
+	stop_task(batch);
+	self->n--;
+	batch = start_work(WORK_READ_HUGE, SCHED_IDLEBATCH, 0, CPU);
+	ASSERT_LT(0, batch);
+	quota_beside(self, _metadata, batch, "idle-batch 64 MiB read()s");
+	stop_work(batch);
 }
 
 TEST_F(idle, idle_batch_tasks_are_not_load)

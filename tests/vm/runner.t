@@ -77,6 +77,17 @@ vm single --smp 3 --single-thread -- sh -c 'echo "cpus=$(nproc)"; exit 5'
 check "--single-thread boots 3 CPUs and passes the exit status (5) through" \
 	eval 'rc_is single 5 && says single "cpus=3"'
 
+# 2c. --disk: a virtio disk with ext4, mounted at $VM_DISK, writable.
+vm disk --disk 64 -- sh -c '
+	echo "fstype=$(stat -f -c %T "$VM_DISK") dev=$(awk -v d="$VM_DISK" "\$2 == d { print \$1 }" /proc/mounts)"
+	dd if=/dev/zero of="$VM_DISK/f" bs=1M count=4 conv=fsync 2>/dev/null && echo wrote'
+check "--disk 64 mounts an ext4 file system of /dev/vda at \$VM_DISK, writable" \
+	eval 'rc_is disk 0 && says disk "fstype=ext2/ext3 dev=/dev/vda" && says disk wrote'
+"$run" --disk 10 -- true >"$out/baddisk" 2>&1
+echo $? >"$out/baddisk.rc"
+check "a --disk below 64 MiB is refused with status 125" \
+	eval 'rc_is baddisk 125 && says baddisk "at least 64"'
+
 # 3. Injected failures are reported.
 vm warn -- sh -c "echo WARNING > $lkdtm; exit 0"
 check "a kernel WARNING fails the run (status 122) although the command succeeded" rc_is warn 122
