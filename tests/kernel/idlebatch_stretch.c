@@ -99,7 +99,7 @@ FIXTURE_TEARDOWN(stretch)
 
 static const enum work_kind long_kinds[] = {
 	WORK_READ_HUGE, WORK_READ_BIG, WORK_MPROTECT, WORK_TMPFS_RW, WORK_TREE_WALK,
-	WORK_FAULTS, WORK_IO_URING,
+	WORK_FAULTS, WORK_IO_URING, WORK_KVM,
 };
 
 /*
@@ -111,7 +111,9 @@ static const enum work_kind long_kinds[] = {
  * at the busy task's weight, and with them the share was 0.17-0.57% over
  * 5 s (16 MiB reads that finished the read they were in with it: up to
  * 0.69% over 3 s).  The same with demote_ms 0, the policy before the
- * bound, and with SCHED_IDLE are logged beside it.
+ * bound, and with SCHED_IDLE are logged beside it.  A VM in guest mode
+ * (WORK_KVM) is measured where the kernel has KVM (not the test kernel):
+ * 0.41% against SCHED_IDLE's 0.32% in a guest with nested SVM.
  */
 TEST_F_TIMEOUT(stretch, a_background_inside_the_kernel_gives_way_to_a_hog, 400)
 {
@@ -122,8 +124,13 @@ TEST_F_TIMEOUT(stretch, a_background_inside_the_kernel_gives_way_to_a_hog, 400)
 	       "IDLEBATCH", "unbounded", "IDLE");
 	for (size_t i = 0; i < ARRAY_SIZE(long_kinds); i++) {
 		enum work_kind kind = long_kinds[i];
+		const char *why = work_unavailable(kind);
 		double batch, unbounded, idle;
 
+		if (why) {
+			TH_LOG("%-26s not measured: %s", work_names[kind], why);
+			continue;
+		}
 		batch = share_after_hog_arrives(kind, SCHED_IDLEBATCH, seconds);
 		ASSERT_EQ(0, write_file(DEMOTE_SYSCTL, "0"));
 		unbounded = share_after_hog_arrives(kind, SCHED_IDLEBATCH, seconds);

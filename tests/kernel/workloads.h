@@ -12,6 +12,8 @@
 #include "idlebatch.h"
 
 #include <linux/io_uring.h>
+#include <linux/kvm.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -31,6 +33,7 @@ enum work_kind {
 	WORK_READ_HUGE,		/* 64 MiB read() calls from /dev/zero */
 	WORK_FAULTS,		/* map 16 MiB, fault every page in, unmap */
 	WORK_IO_URING,		/* 64 MiB reads from /dev/zero by io_uring's io-wq */
+	WORK_KVM,		/* a one-page VM spinning in guest mode: KVM_RUN never returns */
 	WORK_NR
 };
 
@@ -48,7 +51,25 @@ static const char *const work_names[WORK_NR] = {
 	[WORK_READ_HUGE] = "64 MiB read()s",
 	[WORK_FAULTS]	 = "page-fault storm",
 	[WORK_IO_URING]	 = "io_uring reads via io-wq",
+	[WORK_KVM]	 = "KVM guest in guest mode",
 };
+
+/*
+ * Why @kind cannot run on this machine, or NULL if it can: a VM needs
+ * /dev/kvm (a kernel with KVM, a CPU or an emulator with SVM or VMX).
+ */
+static inline const char *work_unavailable(enum work_kind kind)
+{
+	int fd;
+
+	if (kind != WORK_KVM)
+		return NULL;
+	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return "no /dev/kvm: a kernel without KVM, or a CPU without SVM or VMX";
+	close(fd);
+	return NULL;
+}
 
 #define WORK_TREE "/dev/shm/idlebatch-tree"
 
@@ -169,7 +190,46 @@ struct work_ctx {
 	int file;		/* an unlinked tmpfs file, for WORK_TMPFS_RW */
 	char *map;		/* the touched mapping, for WORK_MPROTECT */
 	size_t map_len;
+	int vcpu;		/* the VM's one vCPU, for WORK_KVM */
+	struct kvm_run *kvm_run;
 };
+
+/*
+ * WORK_KVM's VM: one page of memory at guest address 0 holding "jmp .",
+ * run in real mode from there.  The vCPU thread never leaves KVM_RUN: the
+ * host's interrupts exit to the kernel and re-enter the guest.  Exits on
+ * failure with 123-125.
+ */
+static inline void work_kvm_setup(struct work_ctx *ctx)
+{
+	struct kvm_userspace_memory_region region = { .slot = 0, .memory_size = 4096 };
+	struct kvm_regs regs = { .rip = 0, .rflags = 2 };
+	struct kvm_sregs sregs;
+	int kvm, vm, size;
+	unsigned char *mem;
+
+	kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	vm = kvm < 0 ? -1 : ioctl(kvm, KVM_CREATE_VM, 0);
+	mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (vm < 0 || mem == MAP_FAILED)
+		_exit(123);
+	mem[0] = 0xeb;	/* jmp . */
+	mem[1] = 0xfe;
+	region.userspace_addr = (unsigned long)mem;
+	ctx->vcpu = -1;
+	if (!ioctl(vm, KVM_SET_USER_MEMORY_REGION, &region))
+		ctx->vcpu = ioctl(vm, KVM_CREATE_VCPU, 0);
+	size = ctx->vcpu < 0 ? -1 : ioctl(kvm, KVM_GET_VCPU_MMAP_SIZE, 0);
+	if (size <= 0)
+		_exit(124);
+	ctx->kvm_run = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, ctx->vcpu, 0);
+	if (ctx->kvm_run == MAP_FAILED || ioctl(ctx->vcpu, KVM_GET_SREGS, &sregs))
+		_exit(124);
+	sregs.cs.base = 0;
+	sregs.cs.selector = 0;
+	if (ioctl(ctx->vcpu, KVM_SET_SREGS, &sregs) || ioctl(ctx->vcpu, KVM_SET_REGS, &regs))
+		_exit(124);
+}
 
 static char work_buf[64 << 20];
 
@@ -191,6 +251,8 @@ static inline void work_prepare(enum work_kind kind, struct work_ctx *ctx)
 	memset(&ctx->uring, 0, sizeof(ctx->uring));
 	if (kind == WORK_IO_URING && work_uring_setup(&ctx->uring))
 		_exit(121);
+	if (kind == WORK_KVM)
+		work_kvm_setup(ctx);
 	ctx->map = NULL;
 	ctx->map_len = 64 << 20;
 	if (kind == WORK_MPROTECT) {
@@ -232,6 +294,12 @@ static inline void work_step(enum work_kind kind, struct work_ctx *ctx)
 	case WORK_IO_URING:
 		if (work_uring_read(&ctx->uring, ctx->zero, work_buf, sizeof(work_buf)))
 			_exit(122);
+		break;
+	case WORK_KVM:
+		/* Back only for a signal: anything else means the guest stopped */
+		if (ioctl(ctx->vcpu, KVM_RUN, 0) < 0 ? errno != EINTR
+						       : ctx->kvm_run->exit_reason != KVM_EXIT_INTR)
+			_exit(125);
 		break;
 	case WORK_FAULTS: {
 		const size_t len = 16 << 20;
