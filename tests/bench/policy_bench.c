@@ -54,21 +54,6 @@ static double measure_share(const struct policy *p, double seconds)
 	return share;
 }
 
-static double measure_lock_wait(const struct policy *p, double seconds, pid_t hog)
-{
-	char group[256];
-	uint64_t worst, writer_ns;
-
-	/* The steady hog waits: this figure wants a hog that leaves gaps. */
-	kill(hog, SIGSTOP);
-	snprintf(group, sizeof(group), PEER_CGROUP_ROOT "/%s", p->peer->cgroup ? p->peer->cgroup : "");
-	lock_writer_cgroup = p->peer->cgroup ? group : NULL;
-	worst = worst_lock_wait(CPU, p->peer->policy, p->peer->nice, seconds, &writer_ns);
-	lock_writer_cgroup = NULL;
-	kill(hog, SIGCONT);
-	return worst / 1e6;
-}
-
 /* The worst wait for a resource of @kind held by a task of @p, in ms; -1 if it failed */
 static double measure_kind_wait(const struct policy *p, enum lock_kind kind, double seconds,
 				pid_t hog)
@@ -82,6 +67,12 @@ static double measure_kind_wait(const struct policy *p, enum lock_kind kind, dou
 				p->peer->cgroup ? group : NULL, seconds, &holder_ns);
 	kill(hog, SIGCONT);
 	return worst == UINT64_MAX ? -1 : worst / 1e6;
+}
+
+/* The tmpfs i_rwsem figure of the first table */
+static double measure_lock_wait(const struct policy *p, double seconds, pid_t hog)
+{
+	return measure_kind_wait(p, LOCK_I_RWSEM, seconds, hog);
 }
 
 static double measure_kill(const struct policy *p)

@@ -350,69 +350,6 @@ static inline uint64_t cputime_ns(pid_t pid)
 }
 
 /*
- * A writer of @policy and @nice rewrites a tmpfs file (each write() holds
- * the inode's i_rwsem while it copies) on @cpu, which it shares with a
- * nice-0 task that leaves 5% idle time; the caller, moved to CPU 0,
- * appends to the same file for @seconds.  Returns the worst wait of an
- * append in ns, and the writer's CPU time in *@writer_ns.  The writer runs
- * in the idle time and is preempted inside write() now and then: a
- * SCHED_IDLE writer then holds the lock about ten times as long as a
- * nice-0 one; an idle-batch writer competes as a nice-0 task until it has
- * left the kernel.
- */
-/* A cgroup v2 folder the writer of worst_lock_wait() joins first, or NULL */
-static const char *lock_writer_cgroup;
-
-static inline uint64_t worst_lock_wait(int cpu, int policy, int nice, double seconds,
-				       uint64_t *writer_ns)
-{
-	static const char path[] = "/dev/shm/idlebatch-lock-wait";
-	static char buf[256 << 10];
-	uint64_t worst = 0, t_end;
-	pid_t writer, duty_hog;
-	int fd, n = 0;
-
-	duty_hog = start_duty_hog(cpu, 19000, 1000);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	writer = fork();
-	if (writer == 0) {
-		char procs[256];
-
-		if (lock_writer_cgroup) {
-			snprintf(procs, sizeof(procs), "%s/cgroup.procs", lock_writer_cgroup);
-			if (write_file(procs, "0"))
-				_exit(104);
-		}
-		pin_to_cpu(0, cpu);
-		setpriority(PRIO_PROCESS, 0, nice);
-		set_policy(0, policy);
-		for (;;)
-			if (pwrite(fd, buf, sizeof(buf), 0) < 0)
-				_exit(1);
-	}
-	pin_to_cpu(0, 0);
-	usleep(300000);
-	t_end = now_ns() + (uint64_t)(seconds * 1e9);
-	while (fd >= 0 && now_ns() < t_end) {
-		uint64_t t0 = now_ns(), d;
-
-		if (pwrite(fd, "x", 1, sizeof(buf) + n++) != 1)
-			break;
-		d = now_ns() - t0;
-		if (d > worst)
-			worst = d;
-		usleep(1000);
-	}
-	*writer_ns = cputime_ns(writer);
-	/* A starved writer may still hold the lock: kill it before closing. */
-	stop_task(writer);
-	stop_task(duty_hog);
-	close(fd);
-	unlink(path);
-	return worst;
-}
-
-/*
  * Read /proc/PID/stat into @buf and return where field 3 (the state)
  * starts, after the command name, which may hold spaces; NULL on error.
  */

@@ -7,6 +7,7 @@
  * RCU-Tasks grace periods or PI futexes.
  */
 #include "idlebatch.h"
+#include "lock_waits.h"
 
 #include <pthread.h>
 #include <sys/mman.h>
@@ -79,8 +80,8 @@ TEST_F(safety, a_kernel_lock_it_holds_is_released_promptly)
 
 	/* This test wants a hog with gaps: the fixture's steady one waits. */
 	kill(self->hog, SIGSTOP);
-	normal = worst_lock_wait(CPU, SCHED_OTHER, 0, 3.0, &normal_cpu);
-	batch = worst_lock_wait(CPU, SCHED_IDLEBATCH, 0, 3.0, &batch_cpu);
+	normal = lock_worst_wait(LOCK_I_RWSEM, CPU, SCHED_OTHER, 0, NULL, 3.0, &normal_cpu);
+	batch = lock_worst_wait(LOCK_I_RWSEM, CPU, SCHED_IDLEBATCH, 0, NULL, 3.0, &batch_cpu);
 	kill(self->hog, SIGCONT);
 	TH_LOG("worst wait for the lock: nice-0 writer %.1f ms, idle-batch writer %.1f ms "
 	       "(it ran %.0f ms)", normal / 1e6, batch / 1e6, batch_cpu / 1e6);

@@ -589,7 +589,7 @@ TEST_F(trace, batchstat_counts_match_trace)
  */
 static long long median_util(int cpu)
 {
-	long long util[10];
+	double util[10];
 	struct batchstat b;
 	int n = 0;
 
@@ -600,14 +600,8 @@ static long long median_util(int cpu)
 	}
 	if (!n)
 		return -1;
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && util[j - 1] > util[j]; j--) {
-			long long t = util[j];
-
-			util[j] = util[j - 1];
-			util[j - 1] = t;
-		}
-	return util[n / 2];
+	qsort(util, n, sizeof(util[0]), cmp_double);
+	return (long long)util[n / 2];
 }
 
 /*
